@@ -1,0 +1,37 @@
+# vulnkeeper — see README.md.
+GO          ?= go
+BIN         := bin/vulnkeeper
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -s -w -X main.version=$(VERSION)
+# Conformance groups that are done; each issue adds its own.
+CONFORMANCE := basics
+
+.PHONY: build run test vet gotest conformance bench fuzz clean
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+# First run on a fresh machine: ./var with an organization, an admin and an agent key, then serve.
+run: build
+	./$(BIN) quickstart --data-dir ./var --listen 127.0.0.1:8080
+
+test: vet gotest conformance
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+
+gotest:
+	$(GO) test -count=1 -timeout 12m ./...
+
+conformance: build
+	python3 ../shared/conformance/conformance.py --bin ./$(BIN) --only $(CONFORMANCE)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz . -fuzztime 30s ./web/
+
+clean:
+	rm -rf bin

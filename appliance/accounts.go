@@ -1,0 +1,438 @@
+package appliance
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pquerna/otp/totp"
+)
+
+// Role of a person within an organization.
+type Role string
+
+const (
+	RoleOrgAdmin Role = "org_admin"
+	RoleMember   Role = "member"
+)
+
+// ScopeAgent lets a key submit inventories, heartbeats and scans.
+const ScopeAgent = "agent"
+
+// KnownScopes are the scopes an agent key may carry.
+var knownScopes = map[string]bool{ScopeAgent: true, "metrics": true}
+
+// Organization is a tenant; every record belongs to exactly one.
+type Organization struct {
+	ID        int64
+	Name      string
+	CreatedAt time.Time
+}
+
+// User is a person who logs in.
+type User struct {
+	ID                 int64
+	OrganizationID     int64
+	Username           string
+	Role               Role
+	PasswordHash       string
+	PasswordChangedAt  time.Time
+	MustChangePassword bool
+	TOTPSecret         string
+	TOTPEnabled        bool
+	CreatedAt          time.Time
+	LastLoginAt        time.Time
+}
+
+// AgentKey authenticates an agent; only the SHA-256 of the key is stored.
+type AgentKey struct {
+	ID             int64
+	OrganizationID int64
+	Name           string
+	Hash           string
+	Prefix         string
+	Scopes         []string
+	CreatedAt      time.Time
+	LastUsedAt     time.Time
+	RevokedAt      time.Time
+}
+
+// HasScope reports whether the key carries scope.
+func (k AgentKey) HasScope(scope string) bool {
+	for _, s := range k.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// AuthOptions configure people's authentication.
+type AuthOptions struct {
+	// PasswordMaxAgeDays forces a password change after that many days; 0 never.
+	PasswordMaxAgeDays int    `mapstructure:"password_max_age_days"`
+	TOTPIssuer         string `mapstructure:"totp_issuer"`
+	// ConcurrentHashes bounds the argon2id work running at once.
+	ConcurrentHashes int `mapstructure:"concurrent_hashes"`
+}
+
+// DefaultAuthOptions are used when the configuration names none.
+func DefaultAuthOptions() AuthOptions {
+	return AuthOptions{PasswordMaxAgeDays: 0, TOTPIssuer: "vulnkeeper", ConcurrentHashes: 2}
+}
+
+// Next steps a login can demand before the session opens everything.
+const (
+	NextStepPasswordChange = "password_change"
+	NextStepTOTP           = "totp"
+)
+
+// Accounts manages organizations, people and agent keys.
+type Accounts struct {
+	store  Store
+	hasher *PasswordHasher
+	opts   AuthOptions
+	now    func() time.Time
+
+	touchMu sync.Mutex
+	touched map[int64]time.Time // last time a key's use was written, to avoid a write per request
+}
+
+// NewAccounts builds the service.
+func NewAccounts(store Store, opts AuthOptions) *Accounts {
+	return &Accounts{store: store, hasher: NewPasswordHasher(opts.ConcurrentHashes), opts: opts,
+		now: time.Now, touched: map[int64]time.Time{}}
+}
+
+var (
+	usernamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$`)
+	errBadLogin     = fmt.Errorf("%w: invalid username or password", ErrUnauthorized)
+)
+
+func validOrgName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 100 {
+		return "", Invalid("name", "length", "organization name must have 1 to 100 characters")
+	}
+	return name, nil
+}
+
+// CreateOrganization adds a tenant; the name is unique regardless of case.
+func (a *Accounts) CreateOrganization(ctx context.Context, name string) (Organization, error) {
+	name, err := validOrgName(name)
+	if err != nil {
+		return Organization{}, err
+	}
+	org := Organization{Name: name, CreatedAt: a.now().UTC()}
+	err = a.store.InTx(ctx, func(tx Tx) error {
+		id, err := tx.CreateOrganization(ctx, org)
+		org.ID = id
+		return err
+	})
+	if errors.Is(err, ErrConflict) {
+		return Organization{}, Conflict("organization %q already exists", name)
+	}
+	return org, err
+}
+
+// Organization finds a tenant by name, with a clear error when there is none.
+func (a *Accounts) Organization(ctx context.Context, name string) (Organization, error) {
+	org, err := a.store.OrganizationByName(ctx, strings.TrimSpace(name))
+	if errors.Is(err, ErrNotFound) {
+		return Organization{}, fmt.Errorf("%w: organization %q does not exist", ErrNotFound, name)
+	}
+	return org, err
+}
+
+// CreateUser adds a person to the named organization.
+func (a *Accounts) CreateUser(ctx context.Context, orgName, username string, role Role, password string) (User, error) {
+	username = strings.TrimSpace(username)
+	if !usernamePattern.MatchString(username) {
+		return User{}, Invalid("username", "format", "username must be 2 to 64 letters, digits or . _ @ -")
+	}
+	if role != RoleOrgAdmin && role != RoleMember {
+		return User{}, Invalid("role", "enum", "role must be org_admin or member")
+	}
+	if err := ValidatePassword("password", password); err != nil {
+		return User{}, err
+	}
+	org, err := a.Organization(ctx, orgName)
+	if err != nil {
+		return User{}, err
+	}
+	hash, err := a.hasher.Hash(ctx, password)
+	if err != nil {
+		return User{}, err
+	}
+	now := a.now().UTC()
+	u := User{OrganizationID: org.ID, Username: username, Role: role, PasswordHash: hash, PasswordChangedAt: now, CreatedAt: now}
+	err = a.store.InTx(ctx, func(tx Tx) error {
+		id, err := tx.CreateUser(ctx, u)
+		u.ID = id
+		return err
+	})
+	if errors.Is(err, ErrConflict) {
+		return User{}, Conflict("user %q already exists", username)
+	}
+	return u, err
+}
+
+// LoginResult is a successful password check and what must follow it.
+type LoginResult struct {
+	User     User
+	NextStep string // "", NextStepPasswordChange or NextStepTOTP
+}
+
+// Login checks a username and password. Unknown users and wrong passwords fail alike,
+// in comparable time.
+func (a *Accounts) Login(ctx context.Context, username, password string) (LoginResult, error) {
+	u, err := a.store.UserByUsername(ctx, strings.TrimSpace(username))
+	if errors.Is(err, ErrNotFound) || (err == nil && len(password) > maxPasswordLen) {
+		a.hasher.VerifyNobody(ctx, password)
+		return LoginResult{}, errBadLogin
+	}
+	if err != nil {
+		return LoginResult{}, err
+	}
+	ok, err := a.hasher.Verify(ctx, u.PasswordHash, password)
+	if err != nil {
+		return LoginResult{}, fmt.Errorf("verify password of user %d: %w", u.ID, err)
+	}
+	if !ok {
+		return LoginResult{}, errBadLogin
+	}
+	at := a.now().UTC()
+	if err := a.store.InTx(ctx, func(tx Tx) error { return tx.RecordLogin(ctx, u.ID, at) }); err != nil {
+		return LoginResult{}, err
+	}
+	return LoginResult{User: u, NextStep: a.nextStep(u)}, nil
+}
+
+func (a *Accounts) nextStep(u User) string {
+	if u.TOTPEnabled {
+		return NextStepTOTP
+	}
+	return a.passwordStep(u)
+}
+
+func (a *Accounts) passwordStep(u User) string {
+	if u.MustChangePassword {
+		return NextStepPasswordChange
+	}
+	if a.opts.PasswordMaxAgeDays > 0 && a.now().Sub(u.PasswordChangedAt) > time.Duration(a.opts.PasswordMaxAgeDays)*24*time.Hour {
+		return NextStepPasswordChange
+	}
+	return ""
+}
+
+// PasswordStep tells whether u must change the password before anything else.
+func (a *Accounts) PasswordStep(u User) string { return a.passwordStep(u) }
+
+// User loads a person by id (for a session).
+func (a *Accounts) User(ctx context.Context, id int64) (User, error) {
+	return a.store.UserByID(ctx, id)
+}
+
+// ChangePassword replaces the password of userID after checking the current one.
+func (a *Accounts) ChangePassword(ctx context.Context, userID int64, current, next string) error {
+	u, err := a.store.UserByID(ctx, userID)
+	if err != nil {
+		return err
+	}
+	ok, err := a.hasher.Verify(ctx, u.PasswordHash, current)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Invalid("current_password", "match", "current password is wrong")
+	}
+	if next == current {
+		return Invalid("new_password", "different", "new password must differ from the current one")
+	}
+	return a.setPassword(ctx, u.ID, next, false)
+}
+
+// ResetPassword sets the password of username (operator command); mustChange forces a
+// change at the next login.
+func (a *Accounts) ResetPassword(ctx context.Context, username, password string, mustChange bool) error {
+	u, err := a.store.UserByUsername(ctx, strings.TrimSpace(username))
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: user %q does not exist", ErrNotFound, username)
+	}
+	if err != nil {
+		return err
+	}
+	return a.setPassword(ctx, u.ID, password, mustChange)
+}
+
+func (a *Accounts) setPassword(ctx context.Context, userID int64, password string, mustChange bool) error {
+	if err := ValidatePassword("new_password", password); err != nil {
+		return err
+	}
+	hash, err := a.hasher.Hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	at := a.now().UTC()
+	return a.store.InTx(ctx, func(tx Tx) error { return tx.SetPassword(ctx, userID, hash, at, mustChange) })
+}
+
+// BeginTOTP creates a new secret for userID, stored but not yet enabled; returns the
+// secret and its otpauth:// URL for an authenticator app.
+func (a *Accounts) BeginTOTP(ctx context.Context, userID int64) (secret, url string, err error) {
+	u, err := a.store.UserByID(ctx, userID)
+	if err != nil {
+		return "", "", err
+	}
+	if u.TOTPEnabled {
+		return "", "", Conflict("two-factor authentication is already enabled")
+	}
+	key, err := totp.Generate(totp.GenerateOpts{Issuer: a.opts.TOTPIssuer, AccountName: u.Username})
+	if err != nil {
+		return "", "", err
+	}
+	err = a.store.InTx(ctx, func(tx Tx) error { return tx.SetTOTP(ctx, userID, key.Secret(), false) })
+	return key.Secret(), key.URL(), err
+}
+
+// EnableTOTP turns on two-factor authentication once the user proves the secret works.
+func (a *Accounts) EnableTOTP(ctx context.Context, userID int64, code string) error {
+	u, err := a.store.UserByID(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if u.TOTPSecret == "" {
+		return Invalid("code", "enrolment", "start the enrolment first")
+	}
+	if !totp.Validate(strings.TrimSpace(code), u.TOTPSecret) {
+		return Invalid("code", "totp", "the code is wrong or expired")
+	}
+	return a.store.InTx(ctx, func(tx Tx) error { return tx.SetTOTP(ctx, userID, u.TOTPSecret, true) })
+}
+
+// VerifyTOTP checks the second factor of a login and returns the remaining step, if any.
+func (a *Accounts) VerifyTOTP(ctx context.Context, userID int64, code string) (string, error) {
+	u, err := a.store.UserByID(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	if !u.TOTPEnabled || !totp.Validate(strings.TrimSpace(code), u.TOTPSecret) {
+		return "", fmt.Errorf("%w: the code is wrong or expired", ErrUnauthorized)
+	}
+	return a.passwordStep(u), nil
+}
+
+// AgentPrincipal is who an authenticated agent key speaks for.
+type AgentPrincipal struct {
+	KeyID          int64
+	OrganizationID int64
+}
+
+const agentKeyPrefix = "vk_"
+
+// HashKey is the at-rest form of an agent key.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateAgentKey issues a key for the named organization; the plaintext is returned once.
+func (a *Accounts) CreateAgentKey(ctx context.Context, orgName, name string, scopes []string) (string, AgentKey, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = "agent"
+	}
+	if len(name) > 100 {
+		return "", AgentKey{}, Invalid("name", "max_length", "key name must have at most 100 characters")
+	}
+	if len(scopes) == 0 {
+		scopes = []string{ScopeAgent}
+	}
+	for _, s := range scopes {
+		if !knownScopes[s] {
+			return "", AgentKey{}, Invalid("scope", "enum", "unknown scope %q (known: agent, metrics)", s)
+		}
+	}
+	org, err := a.Organization(ctx, orgName)
+	if err != nil {
+		return "", AgentKey{}, err
+	}
+	raw := make([]byte, 24)
+	if _, err := rand.Read(raw); err != nil {
+		return "", AgentKey{}, err
+	}
+	plain := agentKeyPrefix + hex.EncodeToString(raw)
+	k := AgentKey{OrganizationID: org.ID, Name: name, Hash: HashKey(plain), Prefix: plain[:len(agentKeyPrefix)+6],
+		Scopes: scopes, CreatedAt: a.now().UTC()}
+	err = a.store.InTx(ctx, func(tx Tx) error {
+		id, err := tx.CreateAgentKey(ctx, k)
+		k.ID = id
+		return err
+	})
+	return plain, k, err
+}
+
+// AgentKeys lists the keys of the named organization.
+func (a *Accounts) AgentKeys(ctx context.Context, orgName string) ([]AgentKey, error) {
+	org, err := a.Organization(ctx, orgName)
+	if err != nil {
+		return nil, err
+	}
+	return a.store.AgentKeys(ctx, org.ID)
+}
+
+// RevokeAgentKey disables key id of the named organization at once.
+func (a *Accounts) RevokeAgentKey(ctx context.Context, orgName string, id int64) error {
+	org, err := a.Organization(ctx, orgName)
+	if err != nil {
+		return err
+	}
+	at := a.now().UTC()
+	err = a.store.InTx(ctx, func(tx Tx) error { return tx.RevokeAgentKey(ctx, org.ID, id, at) })
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: organization %q has no active key %d", ErrNotFound, orgName, id)
+	}
+	return err
+}
+
+// AuthenticateAgent resolves a presented key to its organization. Missing, unknown and
+// revoked keys are ErrUnauthorized; a key without the required scope is ErrForbidden.
+func (a *Accounts) AuthenticateAgent(ctx context.Context, key, scope string) (AgentPrincipal, error) {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return AgentPrincipal{}, fmt.Errorf("%w: missing agent key (X-Agent-Key or X-API-Key)", ErrUnauthorized)
+	}
+	k, err := a.store.AgentKeyByHash(ctx, HashKey(key))
+	if errors.Is(err, ErrNotFound) || (err == nil && !k.RevokedAt.IsZero()) {
+		return AgentPrincipal{}, fmt.Errorf("%w: invalid or revoked agent key", ErrUnauthorized)
+	}
+	if err != nil {
+		return AgentPrincipal{}, err
+	}
+	if !k.HasScope(scope) {
+		return AgentPrincipal{}, fmt.Errorf("%w: the key lacks the %q scope", ErrForbidden, scope)
+	}
+	a.recordUse(ctx, k.ID)
+	return AgentPrincipal{KeyID: k.ID, OrganizationID: k.OrganizationID}, nil
+}
+
+// recordUse writes a key's last use at most once a minute; a failure only costs precision.
+func (a *Accounts) recordUse(ctx context.Context, keyID int64) {
+	now := a.now().UTC()
+	a.touchMu.Lock()
+	last, seen := a.touched[keyID]
+	if seen && now.Sub(last) < time.Minute {
+		a.touchMu.Unlock()
+		return
+	}
+	a.touched[keyID] = now
+	a.touchMu.Unlock()
+	_ = a.store.InTx(ctx, func(tx Tx) error { return tx.TouchAgentKey(ctx, keyID, now) })
+}

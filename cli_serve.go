@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/data"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
+	"github.com/vulnkeeper/vulnkeeper/web"
+)
+
+func (c *cli) serveCommand() *cobra.Command {
+	var licenseServer bool
+	cmd := &cobra.Command{
+		Use:   "serve [--listen ADDR] [--license-server]",
+		Short: "Serve the installation API (or, with --license-server, the licence and KB API)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := c.settings(cmd)
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), cfg, licenseServer, nil)
+		},
+	}
+	addServeFlags(cmd)
+	cmd.Flags().BoolVar(&licenseServer, "license-server", false, "serve the licence server API under /api/v1 instead")
+	return cmd
+}
+
+func addServeFlags(cmd *cobra.Command) {
+	cmd.Flags().String("listen", "", "address to listen on (default 127.0.0.1:8080)")
+	cmd.Flags().String("tls-cert", "", "TLS certificate file (serves HTTPS; cookies become Secure)")
+	cmd.Flags().String("tls-key", "", "TLS private key file")
+}
+
+// serve starts in order (store, services, listener), gates readiness, and stops in reverse
+// when ctx ends. onListen, when set, learns the bound address (quickstart prints it).
+func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(addr string)) error {
+	started := time.Now()
+	log := newLogger(cfg.Log)
+	st, err := sqlitestore.Open(ctx, dbPath(cfg), cfg.storeOptions(), log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv, err := web.NewServer(web.Deps{
+		Options: cfg.Server, Limits: cfg.Limits, Accounts: appliance.NewAccounts(st, cfg.Auth),
+		AgentConfig: cfg.Agent, Sessions: st.SessionStore(), OpenAPI: data.OpenAPI, LicenseServer: licenseServer, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Server.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Server.Listen, err)
+	}
+	go maintain(ctx, st, log)
+	srv.SetReady(true)
+	mode := "installation"
+	if licenseServer {
+		mode = "licence server"
+	}
+	log.Info("vulnkeeper ready", slog.String("mode", mode), slog.String("listen", ln.Addr().String()),
+		slog.String("data_dir", cfg.Storage.DataDir), slog.Duration("startup", time.Since(started)))
+	if onListen != nil {
+		onListen(ln.Addr().String())
+	}
+	err = srv.Serve(ctx, ln)
+	log.Info("vulnkeeper stopped")
+	return err
+}
+
+// maintain runs the store's housekeeping every hour until ctx ends.
+func maintain(ctx context.Context, st *sqlitestore.Store, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := st.Maintain(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				log.Warn("database maintenance failed", slog.Any("error", err))
+			}
+		}
+	}
+}
+
+func (c *cli) quickstartCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "quickstart",
+		Short: "First run on a fresh machine: create an organization, an admin and an agent key if none exist, then serve",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := c.settings(cmd)
+			if err != nil {
+				return err
+			}
+			creds, err := c.bootstrap(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), cfg, false, func(addr string) { c.printWelcome(addr, creds) })
+		},
+	}
+	addServeFlags(cmd)
+	return cmd
+}
+
+type quickstartCreds struct {
+	fresh    bool
+	password string
+	agentKey string
+}
+
+const (
+	quickOrg   = "demo"
+	quickAdmin = "admin"
+)
+
+// bootstrap creates the demo organization, its admin and an agent key on an empty database.
+func (c *cli) bootstrap(ctx context.Context, cfg Config) (quickstartCreds, error) {
+	st, err := sqlitestore.Open(ctx, dbPath(cfg), cfg.storeOptions(), newLogger(cfg.Log))
+	if err != nil {
+		return quickstartCreds{}, err
+	}
+	defer st.Close()
+	orgs, err := st.Organizations(ctx)
+	if err != nil || len(orgs) > 0 {
+		return quickstartCreds{}, err
+	}
+	a := appliance.NewAccounts(st, cfg.Auth)
+	if _, err := a.CreateOrganization(ctx, quickOrg); err != nil {
+		return quickstartCreds{}, err
+	}
+	pw := randomPassword()
+	if _, err := a.CreateUser(ctx, quickOrg, quickAdmin, appliance.RoleOrgAdmin, pw); err != nil {
+		return quickstartCreds{}, err
+	}
+	key, _, err := a.CreateAgentKey(ctx, quickOrg, "quickstart", nil)
+	if err != nil {
+		return quickstartCreds{}, err
+	}
+	return quickstartCreds{fresh: true, password: pw, agentKey: key}, nil
+}
+
+func randomPassword() string {
+	b := make([]byte, 15)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func (c *cli) printWelcome(addr string, cr quickstartCreds) {
+	base := "http://" + addr
+	if !cr.fresh {
+		fmt.Fprintf(c.out, "\nvulnkeeper is serving %s with the existing data in this data directory.\n"+
+			"Log in as the admin created at the first run (reset with: vulnkeeper user passwd --username %s --password-stdin).\n\n", base, quickAdmin)
+		return
+	}
+	fmt.Fprintf(c.out, `
+vulnkeeper is serving %[1]s
+Created organization %[2]q, admin %[3]q and an agent key. They are shown only now:
+
+  admin password: %[4]s
+  agent key:      %[5]s
+
+Log in (the session lives in cookies.txt) and fetch a CSRF token for later writes:
+  curl -c cookies.txt -H 'Content-Type: application/json' -d '{"username":"%[3]s","password":"%[4]s"}' %[1]s/api/auth/login
+  curl -b cookies.txt -c cookies.txt %[1]s/api/auth/csrf
+
+Post an inventory as an agent:
+  curl -H 'X-Agent-Key: %[5]s' -H 'Content-Type: application/json' -d '{"hostname":"pc-01","products":[{"vendor":"OpenSSL","product":"OpenSSL","version":"1.1.1k"}]}' %[1]s/api/agent/inventory
+
+API documentation: %[1]s/api/docs/
+`, base, quickOrg, quickAdmin, cr.password, cr.agentKey)
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}

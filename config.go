@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/spf13/viper"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
+	"github.com/vulnkeeper/vulnkeeper/web"
+)
+
+// Config is every setting, from defaults, the config file and VULNKEEPER_<SECTION>_<KEY>
+// variables, in that order of precedence (flags override all).
+type Config struct {
+	Storage storageConfig         `mapstructure:"storage"`
+	Server  web.Options           `mapstructure:"server"`
+	Limits  web.LimitOptions      `mapstructure:"limits"`
+	Auth    appliance.AuthOptions `mapstructure:"auth"`
+	Agent   appliance.AgentConfig `mapstructure:"agent"`
+	Log     logConfig             `mapstructure:"log"`
+}
+
+type storageConfig struct {
+	DataDir     string `mapstructure:"data_dir"`
+	Synchronous string `mapstructure:"synchronous"`
+	Readers     int    `mapstructure:"readers"`
+}
+
+type logConfig struct {
+	Level  string `mapstructure:"level"`
+	Format string `mapstructure:"format"`
+}
+
+func defaultConfig() Config {
+	st := sqlitestore.DefaultOptions()
+	return Config{
+		Storage: storageConfig{DataDir: "./var", Synchronous: st.Synchronous, Readers: st.Readers},
+		Server:  web.DefaultOptions(),
+		Limits:  web.DefaultLimitOptions(),
+		Auth:    appliance.DefaultAuthOptions(),
+		Agent:   appliance.DefaultAgentConfig(),
+		Log:     logConfig{Level: "info", Format: "text"},
+	}
+}
+
+func (c Config) storeOptions() sqlitestore.Options {
+	return sqlitestore.Options{Synchronous: c.Storage.Synchronous, Readers: c.Storage.Readers}
+}
+
+// Validate refuses a configuration the server could not run with.
+func (c Config) Validate() error {
+	if c.Storage.DataDir == "" {
+		return fmt.Errorf("storage.data_dir must not be empty")
+	}
+	if (c.Server.TLSCert == "") != (c.Server.TLSKey == "") {
+		return fmt.Errorf("server.tls_cert and server.tls_key go together")
+	}
+	if c.Server.MaxBodyBytes < 1<<20 {
+		return fmt.Errorf("server.max_body_bytes must be at least 1048576")
+	}
+	if _, err := parseLevel(c.Log.Level); err != nil {
+		return err
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		return fmt.Errorf("log.format must be text or json, not %q", c.Log.Format)
+	}
+	return c.Agent.Validate()
+}
+
+// newViper registers a default for every key (so every key is also read from the
+// environment) and reads the config file when one is named.
+func newViper(file string) (*viper.Viper, error) {
+	v := viper.New()
+	v.SetEnvPrefix("VULNKEEPER")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	setDefaults(v, "", reflect.ValueOf(defaultConfig()))
+	if file != "" {
+		v.SetConfigFile(file)
+		if err := v.ReadInConfig(); err != nil {
+			return nil, fmt.Errorf("read config %s: %w", file, err)
+		}
+	}
+	return v, nil
+}
+
+func setDefaults(v *viper.Viper, prefix string, val reflect.Value) {
+	t := val.Type()
+	for i := 0; i < t.NumField(); i++ {
+		key := t.Field(i).Tag.Get("mapstructure")
+		if key == "" {
+			continue
+		}
+		if prefix != "" {
+			key = prefix + "." + key
+		}
+		f := val.Field(i)
+		if f.Kind() == reflect.Struct && f.Type().String() != "time.Time" {
+			setDefaults(v, key, f)
+			continue
+		}
+		v.SetDefault(key, f.Interface())
+	}
+}
+
+func loadConfig(v *viper.Viper) (Config, error) {
+	var c Config
+	if err := v.UnmarshalExact(&c); err != nil {
+		return Config{}, fmt.Errorf("configuration: %w", err)
+	}
+	return c, c.Validate()
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("log.level must be debug, info, warn or error, not %q", s)
+	}
+	return l, nil
+}
+
+func newLogger(c logConfig) *slog.Logger {
+	level, _ := parseLevel(c.Level)
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}

@@ -1,0 +1,164 @@
+// Package sqlitestore is the only code that speaks SQL. It opens the SQLite database, applies
+// the embedded migrations and implements the storage interfaces declared by appliance.
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/alexedwards/scs/sqlite3store"
+	"github.com/alexedwards/scs/v2"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
+	_ "modernc.org/sqlite" // driver "sqlite"
+)
+
+// Options tune the database; zero values take the defaults.
+type Options struct {
+	// Synchronous is NORMAL (survives a process crash in WAL mode) or FULL (survives power loss).
+	Synchronous string
+	// Readers is the size of the read pool.
+	Readers int
+}
+
+// DefaultOptions are the settings used when the configuration names none.
+func DefaultOptions() Options {
+	return Options{Synchronous: "normal", Readers: max(4, runtime.NumCPU()*2)}
+}
+
+// Store holds one writer connection and a pool of query-only readers on the same file.
+type Store struct {
+	queries // reads go to the reader pool
+	path     string
+	writer   *sql.DB
+	reader   *sql.DB
+	sessions *sqlite3store.SQLite3Store
+	log      *slog.Logger
+}
+
+// Open opens (creating if needed) the database file and migrates it to the current schema.
+func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Store, error) {
+	if opts.Synchronous == "" {
+		opts.Synchronous = DefaultOptions().Synchronous
+	}
+	if opts.Readers <= 0 {
+		opts.Readers = DefaultOptions().Readers
+	}
+	if opts.Synchronous != "normal" && opts.Synchronous != "full" {
+		return nil, fmt.Errorf("storage.synchronous must be normal or full, not %q", opts.Synchronous)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	writer, err := sql.Open("sqlite", dsn(path, opts, false))
+	if err != nil {
+		return nil, err
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, writer); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	reader, err := sql.Open("sqlite", dsn(path, opts, true))
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	reader.SetMaxOpenConns(opts.Readers)
+	reader.SetMaxIdleConns(opts.Readers)
+	s := &Store{queries: queries{db: reader}, path: path, writer: writer, reader: reader, log: log}
+	return s, nil
+}
+
+func dsn(path string, opts Options, readOnly bool) string {
+	q := url.Values{}
+	// busy_timeout first, so every later pragma already waits instead of failing.
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous("+opts.Synchronous+")")
+	q.Add("_time_format", "sqlite")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Add("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Close stops the session cleanup and closes both pools.
+func (s *Store) Close() error {
+	if s.sessions != nil {
+		s.sessions.StopCleanup()
+	}
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// InTx runs fn in one write transaction: committed when fn returns nil, rolled back otherwise.
+func (s *Store) InTx(ctx context.Context, fn func(appliance.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", translate(err))
+	}
+	defer tx.Rollback()
+	if err := fn(&queries{db: tx}); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", translate(err))
+	}
+	return nil
+}
+
+// SessionStore is the scs store on this database; its cleanup runs every few minutes.
+func (s *Store) SessionStore() scs.Store {
+	if s.sessions == nil {
+		s.sessions = sqlite3store.NewWithCleanupInterval(s.writer, 5*time.Minute)
+	}
+	return s.sessions
+}
+
+// Backup writes a consistent copy of the database to path with VACUUM INTO; safe while serving.
+func (s *Store) Backup(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return appliance.Invalid("file", "absent", "%s already exists; choose a new file name", path)
+	}
+	if _, err := s.reader.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
+		return fmt.Errorf("backup to %s: %w", path, err)
+	}
+	return nil
+}
+
+// Maintain runs the periodic housekeeping: planner statistics and a WAL checkpoint.
+func (s *Store) Maintain(ctx context.Context) error {
+	if _, err := s.writer.ExecContext(ctx, "PRAGMA optimize"); err != nil {
+		return err
+	}
+	_, err := s.writer.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return err
+}
+
+// DataVersion changes whenever another connection (another process too) commits a write;
+// the server polls it to notice imports made by CLI commands.
+func (s *Store) DataVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := s.writer.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	return v, err
+}
+
+// IntegrityCheck runs PRAGMA integrity_check and returns its verdict.
+func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
+	var res string
+	err := s.reader.QueryRowContext(ctx, "PRAGMA integrity_check").Scan(&res)
+	return res, err
+}

@@ -1,0 +1,72 @@
+package web
+
+import "net/http"
+
+// route is one line of the route table: method, path, the chain of its audience, handler.
+type route struct {
+	method  string
+	path    string
+	chain   func(http.Handler) http.Handler
+	handler http.Handler
+}
+
+// routeTable is the whole auth matrix in one place. Chains: bare (health), open (documents),
+// login, person (session + CSRF), agent (agent key, per-key limit; no session, no CSRF).
+func (s *Server) routeTable() []route {
+	if s.license {
+		return s.licenseRoutes()
+	}
+	l := s.lim
+	fn := func(f http.HandlerFunc) http.Handler { return f }
+	return []route{
+		{"GET", "/healthz", s.bare, fn(s.health)},
+		{"GET", "/api/openapi.json", s.open, fn(s.openAPI)},
+		{"GET", "/api/docs", s.open, fn(s.docsRedirect)},
+		{"GET", "/api/docs/*file", s.open, s.docs()},
+
+		{"POST", "/api/auth/login", s.loginChain, fn(s.login)},
+		{"POST", "/api/auth/logout", s.person(stageAny, l.global), fn(s.logout)},
+		{"GET", "/api/auth/me", s.person(stageAny, l.global), fn(s.me)},
+		{"GET", "/api/auth/csrf", s.person(stageAny, l.global), fn(s.csrfToken)},
+		{"POST", "/api/auth/password", s.person(stagePassword, l.password), fn(s.changePassword)},
+		{"POST", "/api/auth/totp/setup", s.person(stageFull, l.password), fn(s.totpSetup)},
+		{"POST", "/api/auth/totp/enable", s.person(stageFull, l.password), fn(s.totpEnable)},
+		{"POST", "/api/auth/totp/verify", s.person(stageTOTP, l.login), fn(s.totpVerify)},
+
+		{"GET", "/api/agent/config", s.agent(l.config), fn(s.agentConfig)},
+	}
+}
+
+// licenseRoutes serve only /api/v1 and health on a licence server.
+func (s *Server) licenseRoutes() []route {
+	fn := func(f http.HandlerFunc) http.Handler { return f }
+	return []route{
+		{"GET", "/healthz", s.bare, fn(s.health)},
+	}
+}
+
+func (s *Server) bare(h http.Handler) http.Handler { return h }
+
+// open: public documents, under the global per-client limit.
+func (s *Server) open(h http.Handler) http.Handler { return s.limited(s.lim.global, byIP, h) }
+
+// loginChain: the login limit per client IP, a session to renew, no CSRF (there is no session yet).
+func (s *Server) loginChain(h http.Handler) http.Handler {
+	return s.limited(s.lim.login, byIP, s.sessions.LoadAndSave(h))
+}
+
+// person: a session of the given stage, the route's limit per user, then CSRF.
+func (s *Server) person(st stage, l *keyedLimiter) func(http.Handler) http.Handler {
+	key := byUser
+	if l == s.lim.global {
+		key = byIP
+	}
+	return func(h http.Handler) http.Handler {
+		return s.sessions.LoadAndSave(s.requireUser(st, s.limited(l, key, s.csrf(h))))
+	}
+}
+
+// agent: an agent key with the agent scope, then the route's limit per key.
+func (s *Server) agent(l *keyedLimiter) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler { return s.agentAuth(s.limited(l, byAgentKey, h)) }
+}

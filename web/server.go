@@ -1,0 +1,170 @@
+// Package web is the HTTP face of vulnkeeper: routes, handlers, wire types, authentication
+// middleware, limits and error bodies. It decodes and authenticates, calls one appliance
+// service, and encodes; it holds no SQL and no domain decisions.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+// Options configure the listener and the HTTP server.
+type Options struct {
+	Listen            string        `mapstructure:"listen"`
+	TLSCert           string        `mapstructure:"tls_cert"`
+	TLSKey            string        `mapstructure:"tls_key"`
+	ReadHeaderTimeout time.Duration `mapstructure:"read_header_timeout"`
+	ReadTimeout       time.Duration `mapstructure:"read_timeout"`
+	WriteTimeout      time.Duration `mapstructure:"write_timeout"`
+	IdleTimeout       time.Duration `mapstructure:"idle_timeout"`
+	ShutdownTimeout   time.Duration `mapstructure:"shutdown_timeout"`
+	// MaxBodyBytes bounds the largest request body (agent submissions); other routes use less.
+	MaxBodyBytes       int64         `mapstructure:"max_body_bytes"`
+	SessionLifetime    time.Duration `mapstructure:"session_lifetime"`
+	SessionIdleTimeout time.Duration `mapstructure:"session_idle_timeout"`
+}
+
+// DefaultOptions are used when the configuration names none.
+func DefaultOptions() Options {
+	return Options{Listen: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second, ShutdownTimeout: 30 * time.Second,
+		MaxBodyBytes: 32 << 20, SessionLifetime: 12 * time.Hour, SessionIdleTimeout: 2 * time.Hour}
+}
+
+// Deps are the services and settings a server is built from.
+type Deps struct {
+	Options       Options
+	Limits        LimitOptions
+	Accounts      *appliance.Accounts
+	AgentConfig   appliance.AgentConfig
+	Sessions      scs.Store
+	OpenAPI       []byte // data/openapi.yaml
+	LicenseServer bool
+	Log           *slog.Logger
+	Now           func() time.Time
+}
+
+// Server routes requests to the services.
+type Server struct {
+	opts     Options
+	accounts *appliance.Accounts
+	agentCfg appliance.AgentConfig
+	sessions *scs.SessionManager
+	log      *slog.Logger
+	openapi  []byte // JSON
+	license  bool
+	ready    atomic.Bool
+	lim      limiters
+	handler  http.Handler
+}
+
+// NewServer builds the route table for an installation or, with LicenseServer, a licence server.
+func NewServer(d Deps) (*Server, error) {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	doc, err := openAPIJSON(d.OpenAPI)
+	if err != nil {
+		return nil, fmt.Errorf("openapi document: %w", err)
+	}
+	s := &Server{opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, log: d.Log, openapi: doc, license: d.LicenseServer,
+		lim: newLimiters(d.Limits, d.Now)}
+	s.sessions = newSessionManager(d.Sessions, d.Options)
+	router := httprouter.New()
+	router.HandleMethodNotAllowed = true
+	router.NotFound = http.HandlerFunc(s.notFound)
+	router.MethodNotAllowed = http.HandlerFunc(s.methodNotAllowed)
+	router.PanicHandler = nil // recovery is a middleware, so it also covers the chains
+	for _, rt := range s.routeTable() {
+		router.Handler(rt.method, rt.path, rt.chain(rt.handler))
+	}
+	s.handler = s.common(router)
+	return s, nil
+}
+
+func newSessionManager(store scs.Store, o Options) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = store
+	sm.Lifetime = o.SessionLifetime
+	sm.IdleTimeout = o.SessionIdleTimeout
+	sm.Cookie.Name = "session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = o.TLSCert != ""
+	sm.Cookie.Path = "/"
+	return sm
+}
+
+// Handler is the whole server as an http.Handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// SetReady makes /healthz answer 200; until then it answers 503.
+func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
+
+// Serve answers on ln until ctx ends, then stops accepting, lets in-flight requests finish
+// within the shutdown timeout, and returns.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		WriteTimeout:      s.opts.WriteTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() {
+		if s.opts.TLSCert != "" {
+			errc <- srv.ServeTLS(ln, s.opts.TLSCert, s.opts.TLSKey)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.SetReady(false)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	if !s.ready.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	writeErrorBody(w, http.StatusNotFound, "not_found", "no route "+r.Method+" "+r.URL.Path, errorDetails{})
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	writeErrorBody(w, http.StatusMethodNotAllowed, "method_not_allowed",
+		"method "+r.Method+" is not allowed on "+r.URL.Path, errorDetails{})
+}
