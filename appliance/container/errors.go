@@ -1,0 +1,31 @@
+package container
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+const scanField = "scan_results"
+
+func invalidFormat(format string, args ...any) error {
+	return appliance.Invalid(scanField, "format", format, args...)
+}
+
+// invalidJSON turns a decoder error into a client-readable ValidationError without the Go
+// type names that encoding/json puts in its messages.
+func invalidJSON(err error) error {
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) {
+		return appliance.Invalid(scanField, "json", "malformed JSON at byte %d", syntaxErr.Offset)
+	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		if typeErr.Field == "" {
+			return invalidFormat("report must be a JSON object, got %s", typeErr.Value)
+		}
+		return invalidFormat("%s has the wrong type (%s)", typeErr.Field, typeErr.Value)
+	}
+	return appliance.Invalid(scanField, "json", "malformed JSON report")
+}
