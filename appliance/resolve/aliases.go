@@ -1,0 +1,135 @@
+package resolve
+
+import (
+	"sort"
+	"strings"
+)
+
+// aliasGroups list identities NVD uses for the same software; the matcher checks CVEs of
+// every member. One group a line, with the reason.
+var aliasGroups = [][]string{
+	{"haxx:curl", "curl:curl", "daniel_stenberg:curl", "curl_project:curl"}, // curl: company, project, author
+	{"haxx:libcurl", "curl:libcurl", "libcurl:libcurl"},                     // libcurl, same three spellings
+	{"git-scm:git", "git:git", "git_project:git"},                           // Git by site, name and project
+	{"nginx:nginx", "f5:nginx", "igor_sysoev:nginx"},                        // nginx, acquired by F5
+	{"7-zip:7-zip", "igor_pavlov:7-zip"},                                    // 7-Zip by name and author
+	{"notepad++:notepad++", "notepad-plus-plus:notepad++", "don_ho:notepad++", "notepad_plus_plus:notepad++"},
+	{"putty:putty", "simon_tatham:putty", "greenend:putty"},                  // PuTTY by name, author, site
+	{"sudo_project:sudo", "sudo:sudo", "todd_miller:sudo", "gratisoft:sudo"}, // sudo and its maintainer
+	{"gnu:gzip", "gzip:gzip"},                                                // GNU gzip
+	{"gnu:wget", "wget:wget"},                                                // GNU Wget
+	{"systemd_project:systemd", "freedesktop:systemd", "lennart_poettering:systemd"},
+	{"python:python", "python_software_foundation:python"},                 // CPython
+	{"perl:perl", "larry_wall:perl"},                                       // Perl 5
+	{"php:php", "php_group:php"},                                           // PHP
+	{"ruby-lang:ruby", "yukihiro_matsumoto:ruby"},                          // CRuby
+	{"nodejs:node.js", "node.js:node.js", "joyent:node.js"},                // Node.js, once by Joyent
+	{"mono-project:mono", "mono:mono", "mono_project:mono"},                // Mono
+	{"tukaani:xz", "xz_project:xz"},                                        // XZ Utils
+	{"lz4_project:lz4", "yann_collet:lz4"},                                 // LZ4 and its author
+	{"jq_project:jq", "jqlang:jq"},                                         // jq
+	{"aria2_project:aria2", "tatsuhiro_tsujikawa:aria2"},                   // aria2 and its author
+	{"kitware:cmake", "cmake_project:cmake"},                               // CMake
+	{"gnu:ncurses", "invisible-island:ncurses", "ncurses_project:ncurses"}, // ncurses and its maintainer
+	{"linux-pam:linux-pam", "kernel:linux-pam"},                            // Linux-PAM
+	{"kernel:util-linux", "linux:util-linux", "util-linux_project:util-linux", "andries_brouwer:util-linux"},
+	{"e2fsprogs_project:e2fsprogs", "ext2_filesystems_utilities:e2fsprogs"}, // e2fsprogs
+	{"json-c:json-c", "json-c_project:json-c"},                              // json-c
+	{"libreoffice:libreoffice", "the_document_foundation:libreoffice", "thedocumentfoundation:libreoffice"},
+	{"audacityteam:audacity", "audacity:audacity"},                                 // Audacity
+	{"gimp:gimp", "gnu:gimp"},                                                      // GIMP, a GNU package
+	{"apache:openoffice", "openoffice:openoffice"},                                 // OpenOffice, now Apache
+	{"vim:vim", "vim_development_group:vim", "vim_project:vim"},                    // Vim
+	{"gnu:gpgme", "gpgme_project:gpgme"},                                           // GPGME
+	{"oracle:mysql", "mysql:mysql"},                                                // MySQL, bought by Oracle
+	{"rubygems:rubygems", "rubyforge:rubygems"},                                    // RubyGems
+	{"microsoft:skype", "skype:skype", "skype_technologies:skype"},                 // Skype, bought by Microsoft
+	{"fortinet:forticlient", "forticlient:forticlient"},                            // FortiClient
+	{"tortoisesvn:tortoisesvn", "tigris:tortoisesvn"},                              // TortoiseSVN
+	{"gnu:libtasn1", "free_software_foundation_inc.:libtasn1"},                     // GNU Libtasn1
+	{"libarchive:libarchive", "freebsd:libarchive"},                                // libarchive, from FreeBSD
+	{"foxit:pdf_reader", "foxitsoftware:pdf_reader", "foxitsoftware:foxit_reader"}, // Foxit Reader renamed
+	{"brave:brave", "brave:brave_browser"},                                         // Brave browser
+	{"postgresql:postgresql", "postgresql_global_development_group:postgresql"},
+	{"mozilla:firefox", "mozilla:firefox_esr"},
+	{"opera:opera_browser", "opera:opera"},                                   // Opera browser, older NVD name
+	{"adobe:adobe_air", "adobe:air"},                                         // Adobe AIR spelled both ways
+	{"keepass:keepass", "keepass:password_safe"},                             // "KeePass Password Safe"
+	{"logitech:options+", "logitech:logi_options+", "logitech:options_plus"}, // Logi Options+
+	{"razerzone:razer_synapse", "razer:synapse"},                             // Razer Synapse under old and new vendor
+	{"gnu:gcc", "gcc:gcc"},                                                   // GCC, the GNU Compiler Collection
+	{"gnupg:libgcrypt", "libgcrypt20_project:libgcrypt20"},                   // Debian's libgcrypt20 package named as a vendor // ESR is a Firefox branch
+}
+
+// Aliases returns (vendor, product) first, then the identities NVD also uses for the same
+// software: its curated group, and the "<name>" / "<name>_project" vendor pair NVD created
+// when it renamed project vendors. Only spellings the catalogue knows are returned.
+func (r *Resolver) Aliases(vendor, product string) []VendorProduct {
+	_, cat := r.snapshot()
+	return aliasesIn(cat, vendor, product)
+}
+
+func aliasesIn(cat *Catalog, vendor, product string) []VendorProduct {
+	self := VendorProduct{Vendor: vendor, Product: product}
+	others := map[VendorProduct]bool{}
+	for _, vp := range curatedAliases(self) {
+		others[vp] = true
+	}
+	for _, v := range projectSpellings(vendor, product) {
+		if _, ok := cat.Lookup(v, product); ok {
+			others[VendorProduct{Vendor: v, Product: product}] = true
+		}
+	}
+	delete(others, self)
+	list := make([]VendorProduct, 0, len(others)+1)
+	for vp := range others {
+		list = append(list, vp)
+	}
+	sort.Slice(list, func(i, j int) bool { return joinVP(list[i]) < joinVP(list[j]) })
+	return append([]VendorProduct{self}, list...)
+}
+
+func curatedAliases(self VendorProduct) []VendorProduct {
+	want := joinVP(self)
+	for _, group := range aliasGroups {
+		for _, member := range group {
+			if member == want {
+				return parseGroup(group)
+			}
+		}
+	}
+	return nil
+}
+
+func parseGroup(group []string) []VendorProduct {
+	out := make([]VendorProduct, 0, len(group))
+	for _, member := range group {
+		vendor, product, _ := strings.Cut(member, ":")
+		out = append(out, VendorProduct{Vendor: vendor, Product: product})
+	}
+	return out
+}
+
+// projectSpellings pairs "x" with "x_project" and the product's own name with its project.
+func projectSpellings(vendor, product string) []string {
+	base := strings.TrimSuffix(vendor, "_project")
+	if base != vendor {
+		return []string{base}
+	}
+	spellings := []string{vendor + "_project"}
+	if vendor == product {
+		return spellings
+	}
+	if vendor == product+"_project" {
+		return append(spellings, product)
+	}
+	return spellings
+}
+
+func aliasSet(list []VendorProduct) map[VendorProduct]bool {
+	m := make(map[VendorProduct]bool, len(list))
+	for _, vp := range list {
+		m[vp] = true
+	}
+	return m
+}

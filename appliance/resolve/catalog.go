@@ -1,0 +1,94 @@
+package resolve
+
+import (
+	"sort"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+)
+
+// VendorProduct names a CPE identity without its part: lowercase, unescaped.
+type VendorProduct struct {
+	Vendor  string
+	Product string
+}
+
+// Catalog answers exact questions about the software-identity catalogue from memory. It is
+// immutable once built; a changed catalogue is a new Catalog given to Resolver.SetCatalog.
+type Catalog struct {
+	byPair    map[VendorProduct][]catalog.Identity
+	byProduct map[string][]catalog.Identity
+	vendors   map[string]bool
+}
+
+// NewCatalog indexes identities by (vendor, product), by product and by vendor.
+func NewCatalog(identities []catalog.Identity) *Catalog {
+	c := &Catalog{
+		byPair:    make(map[VendorProduct][]catalog.Identity, len(identities)),
+		byProduct: make(map[string][]catalog.Identity, len(identities)),
+		vendors:   make(map[string]bool, len(identities)/3),
+	}
+	for _, id := range identities {
+		c.add(id)
+	}
+	for product, ids := range c.byProduct {
+		sort.Slice(ids, func(i, j int) bool { return identityLess(ids[i], ids[j]) })
+		c.byProduct[product] = ids
+	}
+	return c
+}
+
+func (c *Catalog) add(id catalog.Identity) {
+	vp := VendorProduct{Vendor: id.Vendor, Product: id.Product}
+	c.byPair[vp] = append(c.byPair[vp], id)
+	c.byProduct[id.Product] = append(c.byProduct[id.Product], id)
+	c.vendors[id.Vendor] = true
+}
+
+// Len is the number of distinct (vendor, product) pairs.
+func (c *Catalog) Len() int { return len(c.byPair) }
+
+// Lookup returns the identity of (vendor, product), preferring applications over operating
+// systems over hardware, and non-deprecated entries.
+func (c *Catalog) Lookup(vendor, product string) (catalog.Identity, bool) {
+	ids := c.byPair[VendorProduct{Vendor: vendor, Product: product}]
+	if len(ids) == 0 {
+		return catalog.Identity{}, false
+	}
+	best := ids[0]
+	for _, id := range ids[1:] {
+		if identityLess(id, best) {
+			best = id
+		}
+	}
+	return best, true
+}
+
+// ByProduct returns every identity spelling product, in a stable order.
+func (c *Catalog) ByProduct(product string) []catalog.Identity { return c.byProduct[product] }
+
+// HasVendor reports whether any identity has this vendor.
+func (c *Catalog) HasVendor(vendor string) bool { return c.vendors[vendor] }
+
+func identityLess(a, b catalog.Identity) bool {
+	if a.Deprecated != b.Deprecated {
+		return !a.Deprecated
+	}
+	if a.Part != b.Part {
+		return partRank(a.Part) < partRank(b.Part)
+	}
+	if a.Vendor != b.Vendor {
+		return a.Vendor < b.Vendor
+	}
+	return a.Product < b.Product
+}
+
+func partRank(part string) int {
+	switch part {
+	case "a":
+		return 0
+	case "o":
+		return 1
+	default:
+		return 2
+	}
+}

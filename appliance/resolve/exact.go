@@ -1,0 +1,220 @@
+package resolve
+
+import (
+	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+)
+
+// query is one reported pair prepared for lookups: the catalogue vendors the publisher may
+// be and the product spellings worth trying, best first.
+type query struct {
+	cat          *Catalog
+	key          Key
+	vendorWords  []string
+	productWords []string
+	vendors      []string
+	products     []string
+}
+
+func newQuery(cat *Catalog, key Key, fullVendor string) *query {
+	q := &query{cat: cat, key: key, vendorWords: Words(key.Vendor), productWords: Words(key.Product)}
+	for _, v := range vendorSpellings(q.vendorWords, fullVendor) {
+		if cat.HasVendor(v) {
+			q.vendors = append(q.vendors, v)
+		}
+	}
+	q.products = productSpellings(q.productWords)
+	return q
+}
+
+// fullVendor is the publisher with its legal words kept ("the_document_foundation").
+func fullVendor(vendor string) string {
+	words := tokenize(vendor)
+	kept := words[:0]
+	for _, w := range words {
+		if !isVersion(w) {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, "_")
+}
+
+// vendorSpellings are the ways NVD spells a publisher: joined words, its first word,
+// the words run together ("Video LAN" → videolan), and the name with its legal words.
+func vendorSpellings(words []string, full string) []string {
+	if len(words) == 0 {
+		return nil
+	}
+	spellings := []string{strings.Join(words, "_"), full, words[0], strings.Join(words, ""), strings.Join(words, "-")}
+	if len(words) > 2 {
+		spellings = append(spellings, words[0]+"_"+words[1])
+	}
+	return unique(spellings)
+}
+
+// exact tries the catalogue: publisher × product spellings, the publisher's name kept in
+// the product, a publisher hidden in the product's first words, then the product alone.
+func (q *query) exact() (Result, bool) {
+	if res, ok := q.exactPair(q.vendors); ok {
+		return res, true
+	}
+	if res, ok := q.vendorInProduct(); ok {
+		return res, true
+	}
+	return q.productOnly()
+}
+
+func (q *query) exactPair(vendors []string) (Result, bool) {
+	for _, v := range vendors {
+		for i, p := range q.products {
+			confidence := 1.0
+			if i > 0 {
+				confidence = 0.95
+			}
+			if syn, ok := vendorSynonyms[VendorProduct{Vendor: v, Product: p}]; ok {
+				p = syn
+			}
+			if id, ok := q.cat.Lookup(v, p); ok {
+				return exactResult(id, confidence), true
+			}
+			if id, ok := q.cat.Lookup(v, v+"_"+p); ok {
+				return exactResult(id, 0.95), true
+			}
+		}
+	}
+	return Result{}, false
+}
+
+// vendorInProduct handles "GNU Wget" or "Apache Maven" reported without a publisher.
+func (q *query) vendorInProduct() (Result, bool) {
+	if len(q.vendors) > 0 || len(q.productWords) < 2 {
+		return Result{}, false
+	}
+	for n := 1; n <= 2 && n < len(q.productWords); n++ {
+		vendor := strings.Join(q.productWords[:n], "_")
+		if !q.cat.HasVendor(vendor) {
+			continue
+		}
+		rest := &query{cat: q.cat, products: productSpellings(q.productWords[n:])}
+		if res, ok := rest.exactPair([]string{vendor}); ok {
+			res.Confidence = 0.95
+			return res, true
+		}
+	}
+	return Result{}, false
+}
+
+// productOnly accepts a product spelled exactly in the catalogue when one vendor is the
+// clear owner. A publisher that was reported but disagrees lowers confidence and is accepted
+// only for distinctive product names.
+func (q *query) productOnly() (Result, bool) {
+	for _, p := range q.products {
+		id, ok := chooseOwner(q.cat.ByProduct(p), p)
+		if !ok {
+			continue
+		}
+		if len(q.vendorWords) == 0 || q.vendorAgrees(id.Vendor) {
+			return exactResult(id, 0.9), true
+		}
+		// A publisher the catalogue knows, but not for this product, makes another
+		// vendor's same-named product a different product (Realtek's audio driver is not Intel's).
+		if len(q.vendors) == 0 && !isGeneric(p) {
+			return exactResult(id, 0.85), true
+		}
+	}
+	return Result{}, false
+}
+
+func (q *query) vendorAgrees(vendor string) bool {
+	for _, v := range q.vendors {
+		if v == vendor {
+			return true
+		}
+	}
+	for _, w := range q.vendorWords {
+		if strings.Contains(vendor, w) && len(w) > 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseOwner picks the vendor of a product spelled by several: the product's own name
+// ("curl:curl"), a well-known upstream publisher, then "<product>_project", NVD's name for
+// projects without a company. A single vendor owns a product unless the name is generic.
+func chooseOwner(ids []catalog.Identity, product string) (catalog.Identity, bool) {
+	ids = preferApplications(ids)
+	if len(ids) == 0 {
+		return catalog.Identity{}, false
+	}
+	if len(distinctVendors(ids)) == 1 {
+		return ids[0], !isGeneric(product)
+	}
+	for _, rule := range ownerRules {
+		for _, id := range ids {
+			if rule(id.Vendor, product) {
+				return id, true
+			}
+		}
+	}
+	return namedAfter(ids, product)
+}
+
+var ownerRules = []func(vendor, product string) bool{
+	func(v, p string) bool { return v == p || v == strings.ReplaceAll(p, "_", "-") },
+	func(v, _ string) bool { return upstreamVendors[v] },
+	func(v, p string) bool { return v == p+"_project" },
+}
+
+// namedAfter finds the one vendor whose name contains the product ("npmjs" for npm,
+// "getcomposer" for composer); several such vendors decide nothing.
+func namedAfter(ids []catalog.Identity, product string) (catalog.Identity, bool) {
+	var found []catalog.Identity
+	for _, id := range ids {
+		if len(product) >= 3 && strings.Contains(id.Vendor, product) {
+			found = append(found, id)
+		}
+	}
+	if len(found) != 1 {
+		return catalog.Identity{}, false
+	}
+	return found[0], true
+}
+
+func preferApplications(ids []catalog.Identity) []catalog.Identity {
+	apps := make([]catalog.Identity, 0, len(ids))
+	for _, id := range ids {
+		if id.Part == "a" && !id.Deprecated {
+			apps = append(apps, id)
+		}
+	}
+	if len(apps) == 0 {
+		return ids
+	}
+	return apps
+}
+
+func distinctVendors(ids []catalog.Identity) map[string]bool {
+	vendors := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		vendors[id.Vendor] = true
+	}
+	return vendors
+}
+
+func exactResult(id catalog.Identity, confidence float64) Result {
+	return Result{Part: id.Part, Vendor: id.Vendor, Product: id.Product, Method: MethodExact, Confidence: confidence}
+}
+
+func unique(items []string) []string {
+	seen := make(map[string]bool, len(items))
+	out := items[:0]
+	for _, s := range items {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
