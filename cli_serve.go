@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/data"
+	"github.com/vulnkeeper/vulnkeeper/kbindex"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 	"github.com/vulnkeeper/vulnkeeper/web"
 )
@@ -53,8 +56,16 @@ func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(ad
 		return err
 	}
 	defer st.Close()
+	var inv *inventory.Service
+	if !licenseServer {
+		idx := kbindex.NewLive(filepath.Join(cfg.Storage.DataDir, "kbindex"))
+		defer idx.Close()
+		if inv, err = startInventory(ctx, st, idx, cfg, log); err != nil {
+			return err
+		}
+	}
 	srv, err := web.NewServer(web.Deps{
-		Options: cfg.Server, Limits: cfg.Limits, Accounts: appliance.NewAccounts(st, cfg.Auth),
+		Options: cfg.Server, Limits: cfg.Limits, Accounts: appliance.NewAccounts(st, cfg.Auth), Inventory: inv,
 		AgentConfig: cfg.Agent, Sessions: st.SessionStore(), OpenAPI: data.OpenAPI, LicenseServer: licenseServer, Log: log,
 	})
 	if err != nil {
@@ -65,6 +76,9 @@ func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(ad
 		return fmt.Errorf("listen on %s: %w", cfg.Server.Listen, err)
 	}
 	go maintain(ctx, st, log)
+	if inv != nil {
+		go watchImports(ctx, st, inv, log)
+	}
 	srv.SetReady(true)
 	mode := "installation"
 	if licenseServer {
@@ -190,4 +204,44 @@ func stamp(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// startInventory loads the embedded defaults into an empty database, builds the resolver and
+// match index, and brings stored matches up to date.
+func startInventory(ctx context.Context, st *sqlitestore.Store, idx *kbindex.Live, cfg Config, log *slog.Logger) (*inventory.Service, error) {
+	loaded, err := inventory.NewImporter(st).LoadDefaults(ctx, data.Defaults())
+	if err != nil {
+		return nil, fmt.Errorf("load default data: %w", err)
+	}
+	if loaded {
+		log.Info("empty database: loaded the starter catalogue and the demo CVE feed")
+	}
+	inv := inventory.NewService(st, inventory.NewEngine(st, idx, nil, log), cfg.Agent, log)
+	if err := inv.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// watchImports notices writes by other processes (feed or catalogue imports from the CLI)
+// through SQLite's data_version and refreshes the resolver, the match index and the matches.
+func watchImports(ctx context.Context, st *sqlitestore.Store, inv *inventory.Service, log *slog.Logger) {
+	last, _ := st.DataVersion(ctx)
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		v, err := st.DataVersion(ctx)
+		if err != nil || v == last {
+			continue
+		}
+		last = v
+		if err := inv.Refresh(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("refresh after an import failed", slog.Any("error", err))
+		}
+	}
 }

@@ -15,12 +15,16 @@ type Store interface {
 // Reader is every query the services run outside a write transaction.
 type Reader interface {
 	AccountReader
+	SoftwareReader
+	VulnerabilityReader
 }
 
 // Tx is the view of the store inside one write transaction.
 type Tx interface {
 	Reader
 	AccountWriter
+	SoftwareWriter
+	VulnerabilityWriter
 }
 
 // AccountReader looks up organizations, people and agent keys.
@@ -46,4 +50,58 @@ type AccountWriter interface {
 	CreateAgentKey(ctx context.Context, k AgentKey) (int64, error)
 	RevokeAgentKey(ctx context.Context, orgID, keyID int64, at time.Time) error
 	TouchAgentKey(ctx context.Context, keyID int64, at time.Time) error
+}
+
+// SoftwareReader looks up hosts, products and their installations, always within one organization.
+type SoftwareReader interface {
+	AssetByHostname(ctx context.Context, hostname string) (Asset, error)
+	ProductByKey(ctx context.Context, orgID int64, key ProductKey) (Product, error)
+	ProductByID(ctx context.Context, orgID, id int64) (Product, error)
+	ListProducts(ctx context.Context, f ProductFilter) ([]Product, int, error)
+	ProductAssets(ctx context.Context, orgID, productID int64) ([]AssetRef, error)
+	ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]ProductVulnerability, error)
+	LiveInstallations(ctx context.Context, assetID int64) ([]Installation, error)
+	OverrideFor(ctx context.Context, orgID int64, vendorKey, productKey string) (Override, error)
+	// ProductsToMatch lists products whose matches are older than generation (or all when
+	// generation < 0), at most limit, after the id after.
+	ProductsToMatch(ctx context.Context, generation int64, after int64, limit int) ([]Product, error)
+	UnresolvedProducts(ctx context.Context, after int64, limit int) ([]Product, error)
+	ReviewQueue(ctx context.Context, orgID int64, limit int) ([]ReviewItem, error)
+}
+
+// SoftwareWriter changes hosts, products, installations and matches.
+type SoftwareWriter interface {
+	CreateAsset(ctx context.Context, a Asset) (int64, error)
+	UpdateAsset(ctx context.Context, a Asset) error
+	CreateProduct(ctx context.Context, p Product) (int64, error)
+	// UpdateProduct writes the mutable fields (vendor, name, version, identity, resolution,
+	// criticality, deleted_at, updated_at) of p within its organization.
+	UpdateProduct(ctx context.Context, p Product) error
+	CreateInstallation(ctx context.Context, in Installation) (int64, error)
+	UpdateInstallationPath(ctx context.Context, id int64, path string, at time.Time) error
+	RemoveInstallation(ctx context.Context, id int64, at time.Time) error
+	CountLiveInstallations(ctx context.Context, productID int64) (int, error)
+	// ReplaceMatches makes the product's matches exactly ms (keeping the ids of those that
+	// stay), records generation, and returns how many stale matches it removed.
+	ReplaceMatches(ctx context.Context, productID int64, ms []MatchInput, generation int64, at time.Time) (int, error)
+	SaveOverride(ctx context.Context, o Override) error
+	// ProductsWithReported lists the organization's products reported as (vendor, name), any version.
+	ProductsWithReported(ctx context.Context, orgID int64, vendor, name string) ([]Product, error)
+}
+
+// VulnerabilityReader reads the CVE data and the catalogue.
+type VulnerabilityReader interface {
+	Generation(ctx context.Context, name string) (int64, error)
+	EachCVEConfiguration(ctx context.Context, fn func(id string, configurations []byte) error) error
+	EachCatalogEntry(ctx context.Context, fn func(CatalogEntry) error) error
+	CVEExists(ctx context.Context, id string) (bool, error)
+}
+
+// VulnerabilityWriter imports CVE data and catalogue entries.
+type VulnerabilityWriter interface {
+	UpsertCVE(ctx context.Context, c CVERecord, at time.Time) error
+	DeleteCVE(ctx context.Context, id string) error
+	UpsertKEV(ctx context.Context, k KEVRecord) error
+	UpsertCatalogEntry(ctx context.Context, e CatalogEntry, at time.Time) error
+	BumpGeneration(ctx context.Context, name string) (int64, error)
 }

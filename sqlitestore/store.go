@@ -133,7 +133,9 @@ func (s *Store) Backup(ctx context.Context, path string) error {
 	if _, err := os.Stat(path); err == nil {
 		return appliance.Invalid("file", "absent", "%s already exists; choose a new file name", path)
 	}
-	if _, err := s.reader.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
+	// Not on the reader pool: query_only refuses VACUUM INTO. It only reads this database,
+	// so the writer connection holds no write lock while it runs.
+	if _, err := s.writer.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
 		return fmt.Errorf("backup to %s: %w", path, err)
 	}
 	return nil

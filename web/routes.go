@@ -33,6 +33,15 @@ func (s *Server) routeTable() []route {
 		{"POST", "/api/auth/totp/enable", s.person(stageFull, l.password), fn(s.totpEnable)},
 		{"POST", "/api/auth/totp/verify", s.person(stageTOTP, l.login), fn(s.totpVerify)},
 
+		{"GET", "/api/products", s.person(stageFull, l.global), fn(s.listProducts)},
+		{"POST", "/api/products", s.person(stageFull, l.global), fn(s.createProduct)},
+		{"GET", "/api/products/:id", s.person(stageFull, l.global), fn(s.getProduct)},
+		{"PUT", "/api/products/:id", s.person(stageFull, l.global), fn(s.updateProduct)},
+		{"DELETE", "/api/products/:id", s.person(stageFull, l.global), fn(s.deleteProduct)},
+		{"GET", "/api/resolution/review", s.person(stageFull, l.global), fn(s.resolutionReview)},
+
+		{"POST", "/api/agent/inventory", s.agent(l.inventory), fn(s.submitInventory)},
+		{"POST", "/api/agent/heartbeat", s.agent(l.heartbeat), fn(s.heartbeat)},
 		{"GET", "/api/agent/config", s.agent(l.config), fn(s.agentConfig)},
 	}
 }

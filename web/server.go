@@ -17,6 +17,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 )
 
 // Options configure the listener and the HTTP server.
@@ -48,6 +49,7 @@ type Deps struct {
 	Limits        LimitOptions
 	Accounts      *appliance.Accounts
 	AgentConfig   appliance.AgentConfig
+	Inventory     *inventory.Service
 	Sessions      scs.Store
 	OpenAPI       []byte // data/openapi.yaml
 	LicenseServer bool
@@ -57,16 +59,17 @@ type Deps struct {
 
 // Server routes requests to the services.
 type Server struct {
-	opts     Options
-	accounts *appliance.Accounts
-	agentCfg appliance.AgentConfig
-	sessions *scs.SessionManager
-	log      *slog.Logger
-	openapi  []byte // JSON
-	license  bool
-	ready    atomic.Bool
-	lim      limiters
-	handler  http.Handler
+	opts      Options
+	accounts  *appliance.Accounts
+	agentCfg  appliance.AgentConfig
+	inventory *inventory.Service
+	sessions  *scs.SessionManager
+	log       *slog.Logger
+	openapi   []byte // JSON
+	license   bool
+	ready     atomic.Bool
+	lim       limiters
+	handler   http.Handler
 }
 
 // NewServer builds the route table for an installation or, with LicenseServer, a licence server.
@@ -81,7 +84,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapi document: %w", err)
 	}
-	s := &Server{opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now)}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	router := httprouter.New()

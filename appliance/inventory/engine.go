@@ -1,0 +1,188 @@
+// Package inventory turns reported software into findings: it reconciles agents' inventories,
+// resolves every reported (vendor, product) to a CPE identity, matches versions against the
+// CVE data, and keeps products and their matches current when the data changes.
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/vulnkeeper/vulnkeeper/appliance/matcher"
+	"github.com/vulnkeeper/vulnkeeper/appliance/nvd"
+	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
+)
+
+// CandidateIndex is the fuzzy candidate index (kbindex) as resolution needs it.
+type CandidateIndex interface {
+	resolve.CandidateSource
+	Rebuild(ctx context.Context, identities []catalog.Identity) error
+}
+
+// Engine holds the derived, in-memory state: the resolver over the catalogue and the match
+// index over the CVE data, each tagged with the store generation it was built from.
+type Engine struct {
+	store    appliance.Store
+	index    CandidateIndex
+	resolver *resolve.Resolver
+	log      *slog.Logger
+
+	matcher    atomic.Pointer[matcher.Index]
+	cveGen     atomic.Int64
+	catalogGen atomic.Int64
+	refreshMu  sync.Mutex
+}
+
+// NewEngine builds an engine; Load fills it.
+func NewEngine(store appliance.Store, index CandidateIndex, kb resolve.KBSource, log *slog.Logger) *Engine {
+	e := &Engine{store: store, index: index, log: log}
+	var cands resolve.CandidateSource
+	if index != nil {
+		cands = index
+	}
+	e.resolver = resolve.New(nil, cands, kb, resolve.Options{})
+	e.matcher.Store(matcher.NewBuilder().Build())
+	e.cveGen.Store(-1)
+	e.catalogGen.Store(-1)
+	return e
+}
+
+// Resolver is the resolution policy over the current catalogue.
+func (e *Engine) Resolver() *resolve.Resolver { return e.resolver }
+
+// CVEGeneration is the generation of the CVE data the match index was built from.
+func (e *Engine) CVEGeneration() int64 { return e.cveGen.Load() }
+
+// Load (re)builds whatever is older than the store: the catalogue (resolver and candidate
+// index) and the match index. It reports what changed.
+func (e *Engine) Load(ctx context.Context) (catalogChanged, cveChanged bool, err error) {
+	e.refreshMu.Lock()
+	defer e.refreshMu.Unlock()
+	catGen, err := e.store.Generation(ctx, appliance.GenerationCatalog)
+	if err != nil {
+		return false, false, err
+	}
+	if catGen != e.catalogGen.Load() {
+		if err := e.loadCatalog(ctx); err != nil {
+			return false, false, err
+		}
+		e.catalogGen.Store(catGen)
+		catalogChanged = true
+	}
+	cveGen, err := e.store.Generation(ctx, appliance.GenerationCVE)
+	if err != nil {
+		return catalogChanged, false, err
+	}
+	if cveGen != e.cveGen.Load() {
+		if err := e.loadMatcher(ctx); err != nil {
+			return catalogChanged, false, err
+		}
+		e.cveGen.Store(cveGen)
+		cveChanged = true
+	}
+	return catalogChanged, cveChanged, nil
+}
+
+func (e *Engine) loadCatalog(ctx context.Context) error {
+	start := time.Now()
+	var ids []catalog.Identity
+	err := e.store.EachCatalogEntry(ctx, func(c appliance.CatalogEntry) error {
+		ids = append(ids, catalog.Identity{Part: c.Part, Vendor: c.Vendor, Product: c.Product, Title: c.Title, Deprecated: c.Deprecated})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load catalogue: %w", err)
+	}
+	if e.index != nil {
+		if err := e.index.Rebuild(ctx, ids); err != nil {
+			return fmt.Errorf("build candidate index: %w", err)
+		}
+	}
+	e.resolver.SetCatalog(resolve.NewCatalog(ids))
+	e.log.Info("catalogue loaded", slog.Int("identities", len(ids)), slog.Duration("took", time.Since(start)))
+	return nil
+}
+
+func (e *Engine) loadMatcher(ctx context.Context) error {
+	start := time.Now()
+	b := matcher.NewBuilder()
+	err := e.store.EachCVEConfiguration(ctx, func(id string, raw []byte) error {
+		cfgs, err := nvd.DecodeConfigurations(raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		b.Add(id, cfgs)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load CVE configurations: %w", err)
+	}
+	ix := b.Build()
+	e.matcher.Store(ix)
+	st := ix.Stats()
+	e.log.Info("match index built", slog.Int("cves", st.CVEs), slog.Int("criteria", st.Criteria),
+		slog.Duration("took", time.Since(start)))
+	return nil
+}
+
+// match returns the findings for a resolved product at its version.
+func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
+	if !p.Identity.Resolved() {
+		return nil
+	}
+	var aliases []matcher.VendorProduct
+	for _, vp := range e.resolver.Aliases(p.Identity.Vendor, p.Identity.Product) {
+		aliases = append(aliases, matcher.VendorProduct{Vendor: vp.Vendor, Product: vp.Product})
+	}
+	if len(aliases) == 0 {
+		aliases = []matcher.VendorProduct{{Vendor: p.Identity.Vendor, Product: p.Identity.Product}}
+	}
+	found := e.matcher.Load().Match(matcher.Query{Part: p.Identity.Part, Aliases: aliases, Version: p.Version, Update: p.Update})
+	out := make([]appliance.MatchInput, 0, len(found))
+	for _, f := range found {
+		out = append(out, appliance.MatchInput{CVEID: f.CVEID, Criteria: f.Criteria, Platform: f.Platform})
+	}
+	return out
+}
+
+// orgOverrides answers resolution's first question from one organization's confirmed mappings.
+type orgOverrides struct {
+	store appliance.Reader
+	orgID int64
+}
+
+func (o orgOverrides) Override(ctx context.Context, key resolve.Key) (resolve.VendorProduct, bool, error) {
+	ov, err := o.store.OverrideFor(ctx, o.orgID, key.Vendor, key.Product)
+	if err != nil {
+		if errors.Is(err, appliance.ErrNotFound) {
+			return resolve.VendorProduct{}, false, nil
+		}
+		return resolve.VendorProduct{}, false, err
+	}
+	return resolve.VendorProduct{Vendor: ov.Identity.Vendor, Product: ov.Identity.Product}, true, nil
+}
+
+// resolution is what a product records of how its identity was found.
+type resolution struct {
+	identity   appliance.Identity
+	method     string
+	confidence float64
+}
+
+func (e *Engine) resolve(ctx context.Context, r appliance.Reader, orgID int64, vendor, name string) (resolution, error) {
+	res, err := e.resolver.Resolve(ctx, orgOverrides{store: r, orgID: orgID}, vendor, name)
+	if err != nil {
+		return resolution{}, err
+	}
+	if res.Method == resolve.MethodUnresolved || res.Vendor == "" {
+		return resolution{method: appliance.ResolutionUnresolved, confidence: res.Confidence}, nil
+	}
+	return resolution{identity: appliance.Identity{Part: res.Part, Vendor: res.Vendor, Product: res.Product},
+		method: res.Method, confidence: res.Confidence}, nil
+}

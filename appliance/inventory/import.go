@@ -1,0 +1,185 @@
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/vulnkeeper/vulnkeeper/appliance/cpe"
+	"github.com/vulnkeeper/vulnkeeper/appliance/nvd"
+)
+
+// Importer writes CVE data and catalogue files into the store, one transaction per file;
+// a running server notices the new generation and re-matches.
+type Importer struct {
+	store appliance.Store
+	now   func() time.Time
+	// Progress, when set, is called every few seconds with the records imported so far.
+	Progress func(file string, records int, elapsed time.Duration)
+}
+
+// NewImporter builds an importer over the store.
+func NewImporter(store appliance.Store) *Importer {
+	return &Importer{store: store, now: time.Now}
+}
+
+// FeedStats counts what a feed file held.
+type FeedStats struct {
+	CVEs, Rejected, KEV, Identities int
+}
+
+// ImportFeed reads an NVD CVE 2.0 feed or the CISA KEV catalogue (JSON, gzip or not).
+func (im *Importer) ImportFeed(ctx context.Context, name string, r io.Reader) (FeedStats, error) {
+	var st FeedStats
+	start := im.now()
+	last := start
+	err := im.store.InTx(ctx, func(tx appliance.Tx) error {
+		st = FeedStats{}
+		h := &feedHandler{tx: tx, at: im.now().UTC(), seen: map[appliance.Identity]bool{}, stats: &st}
+		h.tick = func() {
+			if im.Progress != nil && time.Since(last) > 2*time.Second {
+				last = time.Now()
+				im.Progress(name, st.CVEs+st.KEV, time.Since(start))
+			}
+		}
+		if _, err := nvd.Import(ctx, r, h); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if st.CVEs+st.KEV+st.Rejected == 0 {
+			return nil
+		}
+		if _, err := tx.BumpGeneration(ctx, appliance.GenerationCVE); err != nil {
+			return err
+		}
+		if st.Identities > 0 {
+			_, err := tx.BumpGeneration(ctx, appliance.GenerationCatalog)
+			return err
+		}
+		return nil
+	})
+	return st, err
+}
+
+type feedHandler struct {
+	tx    appliance.Tx
+	at    time.Time
+	seen  map[appliance.Identity]bool
+	stats *FeedStats
+	tick  func()
+}
+
+func (h *feedHandler) CVE(ctx context.Context, c nvd.CVE) error {
+	defer h.tick()
+	if c.Rejected() {
+		h.stats.Rejected++
+		return h.tx.DeleteCVE(ctx, c.ID)
+	}
+	rec := appliance.CVERecord{ID: c.ID, Description: c.Description, Status: c.Status, Published: c.Published,
+		Modified: c.Modified, Score: c.Score, HasScore: c.ScoreVersion != "", Vector: c.Vector, Severity: c.Severity,
+		ScoreVersion: c.ScoreVersion, Configurations: nvd.EncodeConfigurations(c.Configurations)}
+	if err := h.tx.UpsertCVE(ctx, rec, h.at); err != nil {
+		return fmt.Errorf("store %s: %w", c.ID, err)
+	}
+	h.stats.CVEs++
+	return h.catalogue(ctx, c.Configurations)
+}
+
+// catalogue adds every vendor:product named by the CVE's criteria (source nvd).
+func (h *feedHandler) catalogue(ctx context.Context, cfgs []nvd.Configuration) error {
+	for _, cfg := range cfgs {
+		for _, node := range cfg.Nodes {
+			for _, m := range node.Matches {
+				n, err := cpe.Parse(m.Criteria)
+				if err != nil || !cpe.ValidComponent(n.Vendor) || !cpe.ValidComponent(n.Product) {
+					continue
+				}
+				id := appliance.Identity{Part: n.Part, Vendor: strings.ToLower(n.Vendor), Product: strings.ToLower(n.Product)}
+				if h.seen[id] {
+					continue
+				}
+				h.seen[id] = true
+				e := appliance.CatalogEntry{Part: id.Part, Vendor: id.Vendor, Product: id.Product, Source: "nvd"}
+				if err := h.tx.UpsertCatalogEntry(ctx, e, h.at); err != nil {
+					return err
+				}
+				h.stats.Identities++
+			}
+		}
+	}
+	return nil
+}
+
+func (h *feedHandler) KEV(ctx context.Context, e nvd.KEVEntry) error {
+	defer h.tick()
+	h.stats.KEV++
+	return h.tx.UpsertKEV(ctx, appliance.KEVRecord{CVEID: e.CVEID, Name: e.Name, DateAdded: e.DateAdded,
+		DueDate: e.DueDate, Ransomware: e.Ransomware})
+}
+
+// ImportCatalog reads a catalogue file (TSV, NVD CPE 2.0 JSON or CPE dictionary XML).
+func (im *Importer) ImportCatalog(ctx context.Context, name string, r io.Reader, source string) (int, error) {
+	var n int
+	err := im.store.InTx(ctx, func(tx appliance.Tx) error {
+		at := im.now().UTC()
+		var err error
+		n, err = catalog.Parse(ctx, r, func(id catalog.Identity) error {
+			return tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Part: id.Part, Vendor: id.Vendor, Product: id.Product,
+				Title: id.Title, Deprecated: id.Deprecated, Source: source}, at)
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		_, err = tx.BumpGeneration(ctx, appliance.GenerationCatalog)
+		return err
+	})
+	return n, err
+}
+
+// LoadDefaults imports the embedded starter catalogue and demo feed into an empty store, so
+// a fresh installation shows real matches; a store with any data is left alone.
+func (im *Importer) LoadDefaults(ctx context.Context, files fs.FS) (bool, error) {
+	empty := true
+	if err := im.store.EachCatalogEntry(ctx, func(appliance.CatalogEntry) error { empty = false; return errStop }); err != nil && !errors.Is(err, errStop) {
+		return false, err
+	}
+	if !empty {
+		return false, nil
+	}
+	if err := im.store.EachCVEConfiguration(ctx, func(string, []byte) error { empty = false; return errStop }); err != nil && !errors.Is(err, errStop) {
+		return false, err
+	}
+	if !empty {
+		return false, nil
+	}
+	for _, f := range []struct {
+		name    string
+		catalog bool
+	}{{"catalog.tsv", true}, {"demo-feed.json", false}, {"kev.json", false}} {
+		if err := im.importEmbedded(ctx, files, f.name, f.catalog); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (im *Importer) importEmbedded(ctx context.Context, files fs.FS, name string, isCatalog bool) error {
+	fh, err := files.Open(name)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	if isCatalog {
+		_, err = im.ImportCatalog(ctx, name, fh, "default")
+		return err
+	}
+	_, err = im.ImportFeed(ctx, name, fh)
+	return err
+}
+
+var errStop = errors.New("stop")

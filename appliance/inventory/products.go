@@ -1,0 +1,310 @@
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/cpe"
+	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
+)
+
+var timeZero time.Time
+
+// ProductDetail is a product with its hosts and vulnerabilities.
+type ProductDetail struct {
+	appliance.Product
+	Assets          []appliance.AssetRef
+	Vulnerabilities []appliance.ProductVulnerability
+}
+
+// ProductInput is a create or a partial update; nil fields are left alone.
+type ProductInput struct {
+	Name, Version, Vendor, CPE *string
+	Criticality                *int
+}
+
+var productSorts = map[string]bool{"name": true, "vendor": true, "created_at": true, "criticality": true, "updated_at": true, "version": true}
+
+// ValidateFilter checks a list query; page and per-page bounds are the caller's.
+func ValidateFilter(f appliance.ProductFilter) error {
+	if f.Sort != "" && !productSorts[f.Sort] {
+		return appliance.Invalid("sort", "enum", "sort must be one of name, vendor, created_at, criticality, updated_at, version")
+	}
+	if f.Criticality != 0 && (f.Criticality < 1 || f.Criticality > 5) {
+		return appliance.Invalid("criticality", "range", "criticality must be between 1 and 5")
+	}
+	switch f.Resolution {
+	case "", appliance.ResolutionOverride, appliance.ResolutionKB, appliance.ResolutionExact, appliance.ResolutionFuzzy, appliance.ResolutionUnresolved:
+		return nil
+	}
+	return appliance.Invalid("resolution", "enum", "resolution must be one of override, kb, exact, fuzzy, unresolved")
+}
+
+// Products lists one organization's products.
+func (s *Service) Products(ctx context.Context, f appliance.ProductFilter) ([]appliance.Product, int, error) {
+	if err := ValidateFilter(f); err != nil {
+		return nil, 0, err
+	}
+	return s.store.ListProducts(ctx, f)
+}
+
+// Product returns one product of the organization with its hosts and vulnerabilities.
+func (s *Service) Product(ctx context.Context, orgID, id int64) (ProductDetail, error) {
+	p, err := s.store.ProductByID(ctx, orgID, id)
+	if err != nil {
+		return ProductDetail{}, productErr(err, id)
+	}
+	assets, err := s.store.ProductAssets(ctx, orgID, id)
+	if err != nil {
+		return ProductDetail{}, err
+	}
+	vulns, err := s.store.ProductVulnerabilities(ctx, orgID, id)
+	if err != nil {
+		return ProductDetail{}, err
+	}
+	return ProductDetail{Product: p, Assets: assets, Vulnerabilities: vulns}, nil
+}
+
+func productErr(err error, id int64) error {
+	if errors.Is(err, appliance.ErrNotFound) {
+		return errNoProduct(id)
+	}
+	return err
+}
+
+func errNoProduct(id int64) error {
+	return fmt.Errorf("%w: product %d does not exist", appliance.ErrNotFound, id)
+}
+
+// parseIdentity reads a person-supplied CPE 2.3 name into an identity.
+func parseIdentity(s string) (appliance.Identity, string, error) {
+	n, err := cpe.Parse(strings.TrimSpace(s))
+	if err != nil || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(s)), "cpe:2.3:") {
+		return appliance.Identity{}, "", appliance.Invalid("cpe", "format", "cpe must be a CPE 2.3 formatted string such as cpe:2.3:a:vendor:product:1.0:*:*:*:*:*:*:*")
+	}
+	if !strings.Contains("aoh", n.Part) || len(n.Part) != 1 || !cpe.ValidComponent(n.Vendor) || !cpe.ValidComponent(n.Product) {
+		return appliance.Identity{}, "", appliance.Invalid("cpe", "format", "cpe must name a part (a, o, h), a vendor and a product")
+	}
+	update := n.Update
+	if update == cpe.Any || update == cpe.NA {
+		update = ""
+	}
+	return appliance.Identity{Part: n.Part, Vendor: strings.ToLower(n.Vendor), Product: strings.ToLower(n.Product)}, update, nil
+}
+
+func validateInput(in ProductInput, create bool) error {
+	if create && (in.Name == nil || strings.TrimSpace(*in.Name) == "") {
+		return appliance.Invalid("name", "required", "name is required")
+	}
+	if in.Name != nil {
+		if err := checkLen("name", strings.TrimSpace(*in.Name), 1, maxName); err != nil {
+			return err
+		}
+	}
+	if in.Version != nil {
+		if err := checkLen("version", strings.TrimSpace(*in.Version), 0, maxVersion); err != nil {
+			return err
+		}
+	}
+	if in.Vendor != nil {
+		if err := checkLen("vendor", strings.TrimSpace(*in.Vendor), 0, maxName); err != nil {
+			return err
+		}
+	}
+	if in.Criticality != nil && (*in.Criticality < 1 || *in.Criticality > 5) {
+		return appliance.Invalid("criticality", "range", "criticality must be between 1 and 5")
+	}
+	return nil
+}
+
+// CreateProduct adds a product by hand; without a cpe its identity is resolved like a
+// reported one.
+func (s *Service) CreateProduct(ctx context.Context, orgID int64, in ProductInput) (appliance.Product, error) {
+	if err := validateInput(in, true); err != nil {
+		return appliance.Product{}, err
+	}
+	now := s.now().UTC()
+	p := appliance.Product{OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), Criticality: defaultCriticality,
+		CreatedAt: now, UpdatedAt: now, MatchGeneration: -1}
+	if in.Vendor != nil {
+		p.Vendor = strings.TrimSpace(*in.Vendor)
+	}
+	if in.Version != nil {
+		p.Version = strings.TrimSpace(*in.Version)
+	}
+	if in.Criticality != nil {
+		p.Criticality = *in.Criticality
+	}
+	if err := s.identify(ctx, &p, in.CPE); err != nil {
+		return appliance.Product{}, err
+	}
+	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
+		id, err := tx.CreateProduct(ctx, p)
+		if err != nil {
+			return err
+		}
+		p.ID = id
+		_, err = s.rematch(ctx, tx, p)
+		return err
+	})
+	if errors.Is(err, appliance.ErrConflict) {
+		return appliance.Product{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version)
+	}
+	return p, err
+}
+
+// identify sets p's identity from a given cpe, or resolves it.
+func (s *Service) identify(ctx context.Context, p *appliance.Product, cpeText *string) error {
+	if cpeText != nil && strings.TrimSpace(*cpeText) != "" {
+		id, update, err := parseIdentity(*cpeText)
+		if err != nil {
+			return err
+		}
+		p.Identity, p.Update, p.Resolution, p.ResolutionConfidence = id, update, appliance.ResolutionOverride, 1
+		return nil
+	}
+	res, err := s.engine.resolve(ctx, s.store, p.OrganizationID, p.Vendor, p.Name)
+	if err != nil {
+		return err
+	}
+	p.Identity, p.Update, p.Resolution, p.ResolutionConfidence = res.identity, "", res.method, res.confidence
+	return nil
+}
+
+// UpdateProduct applies a partial update. A cpe confirmed by a person becomes the
+// organization's override for that reported vendor/name and applies to every version.
+func (s *Service) UpdateProduct(ctx context.Context, orgID, userID, id int64, in ProductInput) (ProductDetail, error) {
+	if err := validateInput(in, false); err != nil {
+		return ProductDetail{}, err
+	}
+	p, err := s.store.ProductByID(ctx, orgID, id)
+	if err != nil {
+		return ProductDetail{}, productErr(err, id)
+	}
+	renamed := applyInput(&p, in)
+	p.UpdatedAt = s.now().UTC()
+	switch {
+	case in.CPE != nil && strings.TrimSpace(*in.CPE) != "":
+		identity, update, err := parseIdentity(*in.CPE)
+		if err != nil {
+			return ProductDetail{}, err
+		}
+		err = s.confirm(ctx, p, userID, identity, update)
+		if err != nil {
+			return ProductDetail{}, err
+		}
+		return s.Product(ctx, orgID, id)
+	case (in.CPE != nil && strings.TrimSpace(*in.CPE) == "") || renamed:
+		if err := s.identify(ctx, &p, nil); err != nil {
+			return ProductDetail{}, err
+		}
+	}
+	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
+		if err := tx.UpdateProduct(ctx, p); err != nil {
+			return err
+		}
+		_, err := s.rematch(ctx, tx, p)
+		return err
+	})
+	if errors.Is(err, appliance.ErrConflict) {
+		return ProductDetail{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version)
+	}
+	if err != nil {
+		return ProductDetail{}, err
+	}
+	return s.Product(ctx, orgID, id)
+}
+
+func applyInput(p *appliance.Product, in ProductInput) (renamed bool) {
+	if in.Name != nil && strings.TrimSpace(*in.Name) != p.Name {
+		p.Name, renamed = strings.TrimSpace(*in.Name), true
+	}
+	if in.Vendor != nil && strings.TrimSpace(*in.Vendor) != p.Vendor {
+		p.Vendor, renamed = strings.TrimSpace(*in.Vendor), true
+	}
+	if in.Version != nil {
+		p.Version = strings.TrimSpace(*in.Version)
+	}
+	if in.Criticality != nil {
+		p.Criticality = *in.Criticality
+	}
+	return renamed
+}
+
+// confirm stores a person's identity for p's reported vendor/name as an override and applies
+// it, with fresh matches, to every product of the organization reported that way.
+func (s *Service) confirm(ctx context.Context, p appliance.Product, userID int64, identity appliance.Identity, update string) error {
+	key := resolve.Normalize(p.Vendor, p.Name)
+	now := s.now().UTC()
+	return s.store.InTx(ctx, func(tx appliance.Tx) error {
+		if err := tx.UpdateProduct(ctx, p); err != nil { // name, version and criticality of this one
+			return err
+		}
+		ov := appliance.Override{OrganizationID: p.OrganizationID, VendorKey: key.Vendor, ProductKey: key.Product,
+			ReportedVendor: p.Vendor, ReportedName: p.Name, Identity: identity, CreatedBy: userID, CreatedAt: now}
+		if err := tx.SaveOverride(ctx, ov); err != nil {
+			return err
+		}
+		same, err := tx.ProductsWithReported(ctx, p.OrganizationID, p.Vendor, p.Name)
+		if err != nil {
+			return err
+		}
+		for _, q := range same {
+			q.Identity, q.Resolution, q.ResolutionConfidence, q.UpdatedAt = identity, appliance.ResolutionOverride, 1, now
+			if q.ID == p.ID {
+				q.Update = update
+			}
+			if err := tx.UpdateProduct(ctx, q); err != nil {
+				return err
+			}
+			if _, err := s.rematch(ctx, tx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// DeleteProduct removes a product and its matches; its installation history stays.
+func (s *Service) DeleteProduct(ctx context.Context, orgID, id int64) error {
+	p, err := s.store.ProductByID(ctx, orgID, id)
+	if err != nil {
+		return productErr(err, id)
+	}
+	now := s.now().UTC()
+	return s.store.InTx(ctx, func(tx appliance.Tx) error {
+		p.DeletedAt, p.UpdatedAt, p.MatchGeneration = now, now, -1
+		if err := tx.UpdateProduct(ctx, p); err != nil {
+			return err
+		}
+		_, err := tx.ReplaceMatches(ctx, p.ID, nil, -1, now)
+		return err
+	})
+}
+
+// ReviewEntry is an unresolved reported pair with its best candidates.
+type ReviewEntry struct {
+	appliance.ReviewItem
+	Candidates []resolve.Candidate
+}
+
+// Review lists the organization's unresolved identities, most installed first.
+func (s *Service) Review(ctx context.Context, orgID int64, limit int) ([]ReviewEntry, error) {
+	items, err := s.store.ReviewQueue(ctx, orgID, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ReviewEntry, 0, len(items))
+	for _, it := range items {
+		res, err := s.engine.resolver.Resolve(ctx, orgOverrides{store: s.store, orgID: orgID}, it.Vendor, it.Name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ReviewEntry{ReviewItem: it, Candidates: res.Candidates})
+	}
+	return out, nil
+}

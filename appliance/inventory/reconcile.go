@@ -1,0 +1,295 @@
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+// Report is one agent submission: the full current inventory of a host.
+type Report struct {
+	Hostname     string
+	FQDN         string
+	IPAddress    string
+	OSName       string
+	OSVersion    string
+	OSKernel     string
+	AgentID      string
+	AgentVersion string
+	Items        []Item
+	// HasProducts is false when the body carried no "products" key: nothing then changes.
+	HasProducts bool
+	Delta       bool
+}
+
+// Item is one reported product.
+type Item struct {
+	Vendor, Product, Version, Path string
+}
+
+// Summary counts what a reconciliation did.
+type Summary struct {
+	ProductsCreated      int
+	ProductsUpdated      int
+	InstallationsCreated int
+	InstallationsUpdated int
+	InstallationsRemoved int
+	TotalProducts        int
+	StaleMatchesRemoved  int
+}
+
+// Result is the outcome of a submission.
+type Result struct {
+	AssetID  int64
+	Hostname string
+	Summary  Summary
+	Warnings []string
+}
+
+const warnNoProducts = "the body has no \"products\" key: nothing was imported and no installation was removed " +
+	"(send the full inventory as \"products\": [{vendor, product, version}]; \"products\": [] means nothing is installed)"
+
+// Submit reconciles a host's inventory against what is stored, in one transaction.
+func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, error) {
+	if err := normalizeReport(&rep); err != nil {
+		return Result{}, err
+	}
+	if !rep.HasProducts {
+		return s.noProducts(ctx, orgID, rep)
+	}
+	resolved, err := s.resolveItems(ctx, orgID, rep.Items)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Hostname: rep.Hostname}
+	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
+		res.Summary = Summary{}
+		id, err := s.reconcile(ctx, tx, orgID, rep, resolved, &res.Summary)
+		res.AssetID = id
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+func (s *Service) noProducts(ctx context.Context, orgID int64, rep Report) (Result, error) {
+	res := Result{Hostname: rep.Hostname, Warnings: []string{warnNoProducts}}
+	a, err := ownedAsset(ctx, s.store, orgID, rep.Hostname)
+	switch {
+	case err == nil:
+		res.AssetID = a.ID
+	case !errors.Is(err, appliance.ErrNotFound):
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// normalizeReport trims and bounds every string and folds duplicate items.
+func normalizeReport(rep *Report) error {
+	if rep.Delta {
+		return appliance.Invalid("delta", "unsupported", "delta inventories are not supported: send the full inventory in \"products\"")
+	}
+	rep.Hostname = strings.TrimSpace(rep.Hostname)
+	fields := []struct {
+		name string
+		v    *string
+		max  int
+	}{
+		{"hostname", &rep.Hostname, maxHostname}, {"fqdn", &rep.FQDN, maxHostname}, {"ip_address", &rep.IPAddress, 64},
+		{"os.name", &rep.OSName, maxShort}, {"os.version", &rep.OSVersion, maxShort}, {"os.kernel", &rep.OSKernel, maxShort},
+		{"agent.id", &rep.AgentID, maxShort}, {"agent.version", &rep.AgentVersion, maxShort},
+	}
+	for _, f := range fields {
+		*f.v = strings.TrimSpace(*f.v)
+		if err := checkLen(f.name, *f.v, 0, f.max); err != nil {
+			return err
+		}
+	}
+	if rep.Hostname == "" {
+		return appliance.Invalid("hostname", "required", "hostname is required")
+	}
+	if len(rep.Items) > MaxProductsPerReport {
+		return appliance.Invalid("products", "max_items", "at most %d products per inventory, got %d", MaxProductsPerReport, len(rep.Items))
+	}
+	return normalizeItems(rep)
+}
+
+func normalizeItems(rep *Report) error {
+	seen := make(map[appliance.ProductKey]bool, len(rep.Items))
+	out := rep.Items[:0]
+	for i, it := range rep.Items {
+		it.Vendor, it.Product = cleanText(it.Vendor), cleanText(it.Product)
+		it.Version, it.Path = cleanText(it.Version), strings.TrimSpace(it.Path)
+		prefix := fmt.Sprintf("products[%d].", i)
+		if err := checkLen(prefix+"product", it.Product, 1, maxName); err != nil {
+			return err
+		}
+		if err := checkLen(prefix+"version", it.Version, 1, maxVersion); err != nil {
+			return err
+		}
+		if err := checkLen(prefix+"vendor", it.Vendor, 0, maxName); err != nil {
+			return err
+		}
+		if err := checkLen(prefix+"path", it.Path, 0, maxPath); err != nil {
+			return err
+		}
+		k := appliance.ProductKey{Vendor: it.Vendor, Name: it.Product, Version: it.Version}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, it)
+	}
+	rep.Items = out
+	return nil
+}
+
+// cleanText trims and folds runs of white space and control characters into one space.
+func cleanText(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+}
+
+type pairKey struct{ vendor, name string }
+
+// resolveItems resolves each distinct reported (vendor, product) once, before the write
+// transaction, so the transaction holds the writer only for the writes.
+func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (map[pairKey]resolution, error) {
+	out := make(map[pairKey]resolution, len(items))
+	for _, it := range items {
+		k := pairKey{it.Vendor, it.Product}
+		if _, ok := out[k]; ok {
+			continue
+		}
+		r, err := s.engine.resolve(ctx, s.store, orgID, it.Vendor, it.Product)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = r
+	}
+	return out, nil
+}
+
+func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, rep Report, resolved map[pairKey]resolution, sum *Summary) (int64, error) {
+	asset, err := s.upsertAsset(ctx, tx, orgID, rep)
+	if err != nil {
+		return 0, err
+	}
+	live, err := tx.LiveInstallations(ctx, asset.ID)
+	if err != nil {
+		return 0, err
+	}
+	byProduct := make(map[int64]appliance.Installation, len(live))
+	for _, in := range live {
+		byProduct[in.ProductID] = in
+	}
+	now := s.now().UTC()
+	kept := make(map[int64]bool, len(rep.Items))
+	for _, it := range rep.Items {
+		p, err := s.upsertProduct(ctx, tx, orgID, it, resolved[pairKey{it.Vendor, it.Product}], sum)
+		if err != nil {
+			return 0, err
+		}
+		kept[p.ID] = true
+		if err := s.install(ctx, tx, asset.ID, p.ID, it.Path, byProduct, sum); err != nil {
+			return 0, err
+		}
+	}
+	for pid, in := range byProduct {
+		if kept[pid] {
+			continue
+		}
+		if err := tx.RemoveInstallation(ctx, in.ID, now); err != nil {
+			return 0, err
+		}
+		sum.InstallationsRemoved++
+	}
+	sum.TotalProducts = len(rep.Items)
+	return asset.ID, nil
+}
+
+func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64, rep Report) (appliance.Asset, error) {
+	now := s.now().UTC()
+	a, err := ownedAsset(ctx, tx, orgID, rep.Hostname)
+	if err != nil && !errors.Is(err, appliance.ErrNotFound) {
+		return appliance.Asset{}, err
+	}
+	fresh := errors.Is(err, appliance.ErrNotFound)
+	if fresh {
+		a = appliance.Asset{OrganizationID: orgID, Hostname: rep.Hostname, CreatedAt: now}
+	}
+	a.FQDN, a.IPAddress = rep.FQDN, rep.IPAddress
+	a.OSName, a.OSVersion, a.OSKernel = rep.OSName, rep.OSVersion, rep.OSKernel
+	a.AgentID, a.AgentVersion = rep.AgentID, rep.AgentVersion
+	a.LastSeenAt, a.LastInventoryAt = now, now
+	if fresh {
+		id, err := tx.CreateAsset(ctx, a)
+		a.ID = id
+		return a, err
+	}
+	return a, tx.UpdateAsset(ctx, a)
+}
+
+// upsertProduct finds or creates the product of an item, brings its identity up to date
+// (unless a person set it) and its matches up to the current CVE data.
+func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int64, it Item, res resolution, sum *Summary) (appliance.Product, error) {
+	now := s.now().UTC()
+	p, err := tx.ProductByKey(ctx, orgID, appliance.ProductKey{Vendor: it.Vendor, Name: it.Product, Version: it.Version})
+	if errors.Is(err, appliance.ErrNotFound) {
+		p = appliance.Product{OrganizationID: orgID, Vendor: it.Vendor, Name: it.Product, Version: it.Version,
+			Identity: res.identity, Resolution: res.method, ResolutionConfidence: res.confidence,
+			Criticality: defaultCriticality, CreatedAt: now, UpdatedAt: now, MatchGeneration: -1}
+		if p.ID, err = tx.CreateProduct(ctx, p); err != nil {
+			return appliance.Product{}, err
+		}
+		sum.ProductsCreated++
+		_, err = s.rematch(ctx, tx, p)
+		return p, err
+	}
+	if err != nil {
+		return appliance.Product{}, err
+	}
+	changed := !p.DeletedAt.IsZero() || (res.identity != p.Identity && p.Resolution != appliance.ResolutionOverride)
+	if changed {
+		p.DeletedAt = timeZero
+		if p.Resolution != appliance.ResolutionOverride {
+			p.Identity, p.Resolution, p.ResolutionConfidence = res.identity, res.method, res.confidence
+		}
+		p.UpdatedAt = now
+		if err := tx.UpdateProduct(ctx, p); err != nil {
+			return appliance.Product{}, err
+		}
+		sum.ProductsUpdated++
+	}
+	if changed || p.MatchGeneration != s.engine.CVEGeneration() {
+		n, err := s.rematch(ctx, tx, p)
+		if err != nil {
+			return appliance.Product{}, err
+		}
+		sum.StaleMatchesRemoved += n
+	}
+	return p, nil
+}
+
+func (s *Service) install(ctx context.Context, tx appliance.Tx, assetID, productID int64, path string,
+	live map[int64]appliance.Installation, sum *Summary) error {
+	now := s.now().UTC()
+	in, ok := live[productID]
+	if !ok {
+		_, err := tx.CreateInstallation(ctx, appliance.Installation{AssetID: assetID, ProductID: productID, Path: path, CreatedAt: now})
+		if err == nil {
+			sum.InstallationsCreated++
+		}
+		return err
+	}
+	if in.Path == path {
+		return nil
+	}
+	sum.InstallationsUpdated++
+	return tx.UpdateInstallationPath(ctx, in.ID, path, now)
+}

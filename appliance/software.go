@@ -1,0 +1,171 @@
+package appliance
+
+import "time"
+
+// Resolution methods a product records (how its CPE identity was found).
+const (
+	ResolutionOverride   = "override"
+	ResolutionKB         = "kb"
+	ResolutionExact      = "exact"
+	ResolutionFuzzy      = "fuzzy"
+	ResolutionUnresolved = "unresolved"
+)
+
+// Identity is a CPE software identity with values unescaped ("notepad++"); zero when unresolved.
+type Identity struct {
+	Part, Vendor, Product string
+}
+
+// Resolved reports whether the identity names a product.
+func (i Identity) Resolved() bool { return i.Vendor != "" && i.Product != "" }
+
+// Asset is a host, identified by its hostname within one organization.
+type Asset struct {
+	ID              int64
+	OrganizationID  int64
+	Hostname        string
+	FQDN            string
+	IPAddress       string
+	OSName          string
+	OSVersion       string
+	OSKernel        string
+	AgentID         string
+	AgentVersion    string
+	CreatedAt       time.Time
+	LastSeenAt      time.Time
+	LastInventoryAt time.Time
+}
+
+// AssetRef names a host in a product's detail.
+type AssetRef struct {
+	ID       int64
+	Hostname string
+}
+
+// Product is one (vendor, name, version) of an organization and its resolved identity.
+type Product struct {
+	ID                   int64
+	OrganizationID       int64
+	Vendor               string
+	Name                 string
+	Version              string
+	Identity             Identity
+	Update               string // CPE update field when the version carries one ("sp1")
+	Resolution           string
+	ResolutionConfidence float64
+	Criticality          int
+	MatchGeneration      int64 // CVE data generation its matches were computed at; -1 never
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+	DeletedAt            time.Time
+	AssetCount           int // live installations (list and detail)
+	VulnerabilityCount   int
+}
+
+// ProductKey is the natural key of a product within an organization.
+type ProductKey struct {
+	Vendor, Name, Version string
+}
+
+// Key returns the natural key of p.
+func (p Product) Key() ProductKey { return ProductKey{p.Vendor, p.Name, p.Version} }
+
+// Installation is a product on a host; removed ones stay as history.
+type Installation struct {
+	ID        int64
+	AssetID   int64
+	ProductID int64
+	Path      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	RemovedAt time.Time
+}
+
+// MatchInput is one finding to store for a product.
+type MatchInput struct {
+	CVEID, Criteria, Platform string
+}
+
+// ProductVulnerability is a stored match with its CVE facts, for a product's detail.
+type ProductVulnerability struct {
+	MatchID     int64
+	CVEID       string
+	Severity    string
+	Score       float64
+	HasScore    bool
+	KEV         bool
+	KEVDue      time.Time
+	Criteria    string
+	Platform    string
+	Description string
+}
+
+// CVERecord is a CVE as stored; Configurations is the nvd package's compact encoding.
+type CVERecord struct {
+	ID             string
+	Description    string
+	Status         string
+	Published      time.Time
+	Modified       time.Time
+	Score          float64
+	HasScore       bool
+	Vector         string
+	Severity       string
+	ScoreVersion   string
+	Configurations []byte
+}
+
+// KEVRecord marks a CVE as known exploited (CISA KEV).
+type KEVRecord struct {
+	CVEID      string
+	Name       string
+	DateAdded  time.Time
+	DueDate    time.Time
+	Ransomware string
+}
+
+// CatalogEntry is one software identity of the catalogue.
+type CatalogEntry struct {
+	Part, Vendor, Product, Title string
+	Deprecated                   bool
+	Source                       string
+}
+
+// Generation names of the change counters.
+const (
+	GenerationCVE     = "cve"
+	GenerationCatalog = "catalog"
+	GenerationKB      = "kb"
+)
+
+// ProductFilter selects and orders products of one organization.
+type ProductFilter struct {
+	OrganizationID     int64
+	Search             string
+	Vendor             string
+	Criticality        int
+	HasVulnerabilities *bool
+	Resolution         string
+	Sort               string // name, vendor, created_at, criticality, updated_at, version
+	Desc               bool
+	Page, PerPage      int
+}
+
+// Override is an identity confirmed by a person for a normalized reported pair.
+type Override struct {
+	OrganizationID int64
+	VendorKey      string
+	ProductKey     string
+	ReportedVendor string
+	ReportedName   string
+	Identity       Identity
+	CreatedBy      int64
+	CreatedAt      time.Time
+}
+
+// ReviewItem is an unresolved reported pair of an organization, for the review queue.
+type ReviewItem struct {
+	Vendor, Name string
+	ProductIDs   []int64
+	HostCount    int
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
+)
+
+func (c *cli) feedCommand() *cobra.Command {
+	feed := &cobra.Command{Use: "feed", Short: "Import vulnerability data"}
+	feed.AddCommand(&cobra.Command{
+		Use:   "import FILE...",
+		Short: "Import NVD CVE API 2.0 JSON feeds (.json or .json.gz) and the CISA KEV catalogue; safe while serving",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.withStore(cmd, func(_ Config, st *sqlitestore.Store) error {
+				return c.importFeeds(cmd.Context(), st, args)
+			})
+		},
+	})
+	return feed
+}
+
+func (c *cli) importFeeds(ctx context.Context, st *sqlitestore.Store, files []string) error {
+	im := inventory.NewImporter(st)
+	im.Progress = c.progress
+	for _, name := range files {
+		start := time.Now()
+		stats, err := withFile(name, func(f *os.File) (inventory.FeedStats, error) { return im.ImportFeed(ctx, name, f) })
+		if err != nil {
+			return err
+		}
+		took := time.Since(start)
+		fmt.Fprintf(c.out, "%s: %d CVEs, %d rejected removed, %d KEV entries, %d catalogue identities in %s (%.0f records/s)\n",
+			name, stats.CVEs, stats.Rejected, stats.KEV, stats.Identities, took.Round(time.Millisecond),
+			float64(stats.CVEs+stats.KEV)/took.Seconds())
+	}
+	return nil
+}
+
+func (c *cli) progress(file string, records int, elapsed time.Duration) {
+	fmt.Fprintf(c.errw, "%s: %d records (%.0f/s)\n", file, records, float64(records)/elapsed.Seconds())
+}
+
+func (c *cli) catalogCommand() *cobra.Command {
+	cat := &cobra.Command{Use: "catalog", Short: "Import software identities"}
+	cat.AddCommand(&cobra.Command{
+		Use:   "import FILE...",
+		Short: "Import a catalogue: TSV (part, vendor, product, title), NVD CPE API 2.0 JSON or CPE dictionary XML 2.3; .gz too",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.withStore(cmd, func(_ Config, st *sqlitestore.Store) error {
+				im := inventory.NewImporter(st)
+				for _, name := range args {
+					start := time.Now()
+					n, err := withFile(name, func(f *os.File) (int, error) { return im.ImportCatalog(cmd.Context(), name, f, "nvd") })
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(c.out, "%s: %d identities in %s\n", name, n, time.Since(start).Round(time.Millisecond))
+				}
+				return nil
+			})
+		},
+	})
+	return cat
+}
+
+func withFile[T any](name string, fn func(*os.File) (T, error)) (T, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return fn(f)
+}

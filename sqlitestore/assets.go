@@ -1,0 +1,80 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+const assetColumns = `id, organization_id, hostname, fqdn, ip_address, os_name, os_version, os_kernel,
+	agent_id, agent_version, created_at, last_seen_at, last_inventory_at`
+
+func (q *queries) AssetByHostname(ctx context.Context, hostname string) (appliance.Asset, error) {
+	var a appliance.Asset
+	var created, seen string
+	var inv sql.NullString
+	err := q.db.QueryRowContext(ctx, `SELECT `+assetColumns+` FROM assets WHERE hostname = ?`, hostname).Scan(
+		&a.ID, &a.OrganizationID, &a.Hostname, &a.FQDN, &a.IPAddress, &a.OSName, &a.OSVersion, &a.OSKernel,
+		&a.AgentID, &a.AgentVersion, &created, &seen, &inv)
+	if err != nil {
+		return appliance.Asset{}, translate(err)
+	}
+	a.CreatedAt, a.LastSeenAt, a.LastInventoryAt = parseTime(created), parseTime(seen), nullTime(inv)
+	return a, nil
+}
+
+func (q *queries) CreateAsset(ctx context.Context, a appliance.Asset) (int64, error) {
+	return q.insert(ctx, `INSERT INTO assets (organization_id, hostname, fqdn, ip_address, os_name, os_version, os_kernel,
+		agent_id, agent_version, created_at, last_seen_at, last_inventory_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.OrganizationID, a.Hostname, a.FQDN, a.IPAddress, a.OSName, a.OSVersion, a.OSKernel, a.AgentID, a.AgentVersion,
+		fmtTime(a.CreatedAt), fmtTime(a.LastSeenAt), timeOrNull(a.LastInventoryAt))
+}
+
+func (q *queries) UpdateAsset(ctx context.Context, a appliance.Asset) error {
+	return q.execOne(ctx, `UPDATE assets SET fqdn = ?, ip_address = ?, os_name = ?, os_version = ?, os_kernel = ?,
+		agent_id = ?, agent_version = ?, last_seen_at = ?, last_inventory_at = ? WHERE id = ? AND organization_id = ?`,
+		a.FQDN, a.IPAddress, a.OSName, a.OSVersion, a.OSKernel, a.AgentID, a.AgentVersion, fmtTime(a.LastSeenAt),
+		timeOrNull(a.LastInventoryAt), a.ID, a.OrganizationID)
+}
+
+func (q *queries) LiveInstallations(ctx context.Context, assetID int64) ([]appliance.Installation, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT id, asset_id, product_id, path, created_at, updated_at
+		FROM installations WHERE asset_id = ? AND removed_at IS NULL`, assetID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []appliance.Installation
+	for rows.Next() {
+		var in appliance.Installation
+		var created, updated string
+		if err := rows.Scan(&in.ID, &in.AssetID, &in.ProductID, &in.Path, &created, &updated); err != nil {
+			return nil, err
+		}
+		in.CreatedAt, in.UpdatedAt = parseTime(created), parseTime(updated)
+		out = append(out, in)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) CreateInstallation(ctx context.Context, in appliance.Installation) (int64, error) {
+	return q.insert(ctx, `INSERT INTO installations (asset_id, product_id, path, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+		in.AssetID, in.ProductID, in.Path, fmtTime(in.CreatedAt), fmtTime(in.CreatedAt))
+}
+
+func (q *queries) UpdateInstallationPath(ctx context.Context, id int64, path string, at time.Time) error {
+	return q.execOne(ctx, `UPDATE installations SET path = ?, updated_at = ? WHERE id = ?`, path, fmtTime(at), id)
+}
+
+func (q *queries) RemoveInstallation(ctx context.Context, id int64, at time.Time) error {
+	return q.execOne(ctx, `UPDATE installations SET removed_at = ?, updated_at = ? WHERE id = ? AND removed_at IS NULL`,
+		fmtTime(at), fmtTime(at), id)
+}
+
+func (q *queries) CountLiveInstallations(ctx context.Context, productID int64) (int, error) {
+	var n int
+	err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM installations WHERE product_id = ? AND removed_at IS NULL`, productID).Scan(&n)
+	return n, err
+}

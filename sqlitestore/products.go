@@ -1,0 +1,285 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
+	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
+	p.deleted_at,
+	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
+	(SELECT count(*) FROM matches m WHERE m.product_id = p.id)`
+
+func scanProduct(s scanner) (appliance.Product, error) {
+	var p appliance.Product
+	var created, updated string
+	var deleted sql.NullString
+	err := s.Scan(&p.ID, &p.OrganizationID, &p.Vendor, &p.Name, &p.Version, &p.Identity.Part, &p.Identity.Vendor,
+		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.MatchGeneration,
+		&created, &updated, &deleted, &p.AssetCount, &p.VulnerabilityCount)
+	p.CreatedAt, p.UpdatedAt, p.DeletedAt = parseTime(created), parseTime(updated), nullTime(deleted)
+	return p, err
+}
+
+func (q *queries) products(ctx context.Context, query string, args ...any) ([]appliance.Product, error) {
+	rows, err := q.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []appliance.Product
+	for rows.Next() {
+		p, err := scanProduct(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// ProductByKey finds a product, deleted or not, by its natural key.
+func (q *queries) ProductByKey(ctx context.Context, orgID int64, k appliance.ProductKey) (appliance.Product, error) {
+	p, err := scanProduct(q.db.QueryRowContext(ctx, `SELECT `+productColumns+` FROM products p
+		WHERE p.organization_id = ? AND p.vendor = ? AND p.name = ? AND p.version = ?`, orgID, k.Vendor, k.Name, k.Version))
+	return p, translate(err)
+}
+
+// ProductByID finds a live product of the organization.
+func (q *queries) ProductByID(ctx context.Context, orgID, id int64) (appliance.Product, error) {
+	p, err := scanProduct(q.db.QueryRowContext(ctx, `SELECT `+productColumns+` FROM products p
+		WHERE p.id = ? AND p.organization_id = ? AND p.deleted_at IS NULL`, id, orgID))
+	return p, translate(err)
+}
+
+var productSorts = map[string]string{
+	"name": "p.name COLLATE NOCASE", "vendor": "p.vendor COLLATE NOCASE", "created_at": "p.created_at",
+	"criticality": "p.criticality", "updated_at": "p.updated_at", "version": "p.version",
+}
+
+func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) ([]appliance.Product, int, error) {
+	where := []string{"p.organization_id = ?", "p.deleted_at IS NULL"}
+	args := []any{f.OrganizationID}
+	if f.Search != "" {
+		where = append(where, "p.name LIKE ? ESCAPE '\\'")
+		args = append(args, "%"+likeEscape(f.Search)+"%")
+	}
+	if f.Vendor != "" {
+		where = append(where, "p.vendor = ? COLLATE NOCASE")
+		args = append(args, f.Vendor)
+	}
+	if f.Criticality != 0 {
+		where = append(where, "p.criticality = ?")
+		args = append(args, f.Criticality)
+	}
+	if f.HasVulnerabilities != nil {
+		cond := "EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id)"
+		if !*f.HasVulnerabilities {
+			cond = "NOT " + cond
+		}
+		where = append(where, cond)
+	}
+	if f.Resolution != "" {
+		where = append(where, "p.resolution = ?")
+		args = append(args, f.Resolution)
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	order, ok := productSorts[f.Sort]
+	if !ok {
+		order = productSorts["name"]
+	}
+	dir := "ASC"
+	if f.Desc {
+		dir = "DESC"
+	}
+	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s %s, p.id %s LIMIT ? OFFSET ?`,
+		productColumns, cond, order, dir, dir)
+	items, err := q.products(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	return items, total, err
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]appliance.AssetRef, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT DISTINCT a.id, a.hostname FROM installations i
+		JOIN assets a ON a.id = i.asset_id
+		WHERE i.product_id = ? AND i.removed_at IS NULL AND a.organization_id = ? ORDER BY a.hostname`, productID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []appliance.AssetRef{}
+	for rows.Next() {
+		var a appliance.AssetRef
+		if err := rows.Scan(&a.ID, &a.Hostname); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
+		k.due_date, m.criteria, m.platform, coalesce(c.description, '')
+		FROM matches m JOIN products p ON p.id = m.product_id
+		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id
+		WHERE m.product_id = ? AND p.organization_id = ?
+		ORDER BY c.score IS NULL, c.score DESC, m.cve_id`, productID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []appliance.ProductVulnerability{}
+	for rows.Next() {
+		var v appliance.ProductVulnerability
+		var score sql.NullFloat64
+		var due sql.NullString
+		if err := rows.Scan(&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description); err != nil {
+			return nil, err
+		}
+		v.Score, v.HasScore, v.KEVDue = score.Float64, score.Valid, nullTime(due)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) CreateProduct(ctx context.Context, p appliance.Product) (int64, error) {
+	return q.insert(ctx, `INSERT INTO products (organization_id, vendor, name, version, cpe_part, cpe_vendor, cpe_product,
+		cpe_update, resolution, resolution_confidence, criticality, match_generation, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?)`,
+		p.OrganizationID, p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update,
+		p.Resolution, p.ResolutionConfidence, p.Criticality, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt))
+}
+
+func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error {
+	return q.execOne(ctx, `UPDATE products SET vendor = ?, name = ?, version = ?, cpe_part = ?, cpe_vendor = ?, cpe_product = ?,
+		cpe_update = ?, resolution = ?, resolution_confidence = ?, criticality = ?, match_generation = ?, updated_at = ?,
+		deleted_at = ? WHERE id = ? AND organization_id = ?`,
+		p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update, p.Resolution,
+		p.ResolutionConfidence, p.Criticality, p.MatchGeneration, fmtTime(p.UpdatedAt), timeOrNull(p.DeletedAt), p.ID, p.OrganizationID)
+}
+
+func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appliance.MatchInput, generation int64, at time.Time) (int, error) {
+	existing := map[string]bool{}
+	rows, err := q.db.QueryContext(ctx, `SELECT cve_id FROM matches WHERE product_id = ?`, productID)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		existing[id] = true
+	}
+	rows.Close()
+	want := map[string]bool{}
+	for _, m := range ms {
+		want[m.CVEID] = true
+		if existing[m.CVEID] {
+			if _, err := q.db.ExecContext(ctx, `UPDATE matches SET criteria = ?, platform = ? WHERE product_id = ? AND cve_id = ?`,
+				m.Criteria, m.Platform, productID, m.CVEID); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if _, err := q.db.ExecContext(ctx, `INSERT INTO matches (product_id, cve_id, criteria, platform, created_at) VALUES (?, ?, ?, ?, ?)`,
+			productID, m.CVEID, m.Criteria, m.Platform, fmtTime(at)); err != nil {
+			return 0, translate(err)
+		}
+	}
+	removed := 0
+	for id := range existing {
+		if !want[id] {
+			if _, err := q.db.ExecContext(ctx, `DELETE FROM matches WHERE product_id = ? AND cve_id = ?`, productID, id); err != nil {
+				return 0, err
+			}
+			removed++
+		}
+	}
+	_, err = q.db.ExecContext(ctx, `UPDATE products SET match_generation = ? WHERE id = ?`, generation, productID)
+	return removed, err
+}
+
+func (q *queries) ProductsToMatch(ctx context.Context, generation int64, after int64, limit int) ([]appliance.Product, error) {
+	return q.products(ctx, `SELECT `+productColumns+` FROM products p
+		WHERE p.deleted_at IS NULL AND p.id > ? AND (? < 0 OR p.match_generation <> ?) ORDER BY p.id LIMIT ?`,
+		after, generation, generation, limit)
+}
+
+func (q *queries) UnresolvedProducts(ctx context.Context, after int64, limit int) ([]appliance.Product, error) {
+	return q.products(ctx, `SELECT `+productColumns+` FROM products p
+		WHERE p.deleted_at IS NULL AND p.resolution = 'unresolved' AND p.id > ? ORDER BY p.id LIMIT ?`, after, limit)
+}
+
+func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor, name string) ([]appliance.Product, error) {
+	return q.products(ctx, `SELECT `+productColumns+` FROM products p
+		WHERE p.organization_id = ? AND p.vendor = ? AND p.name = ?`, orgID, vendor, name)
+}
+
+func (q *queries) ReviewQueue(ctx context.Context, orgID int64, limit int) ([]appliance.ReviewItem, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT p.vendor, p.name, group_concat(p.id),
+		(SELECT count(DISTINCT i.asset_id) FROM installations i JOIN products p2 ON p2.id = i.product_id
+		 WHERE p2.organization_id = p.organization_id AND p2.vendor = p.vendor AND p2.name = p.name AND i.removed_at IS NULL) AS hosts
+		FROM products p WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.resolution = 'unresolved'
+		GROUP BY p.vendor, p.name ORDER BY hosts DESC, p.name LIMIT ?`, orgID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []appliance.ReviewItem
+	for rows.Next() {
+		var it appliance.ReviewItem
+		var ids string
+		if err := rows.Scan(&it.Vendor, &it.Name, &ids, &it.HostCount); err != nil {
+			return nil, err
+		}
+		for _, s := range strings.Split(ids, ",") {
+			var id int64
+			fmt.Sscan(s, &id)
+			it.ProductIDs = append(it.ProductIDs, id)
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) OverrideFor(ctx context.Context, orgID int64, vendorKey, productKey string) (appliance.Override, error) {
+	o := appliance.Override{OrganizationID: orgID, VendorKey: vendorKey, ProductKey: productKey}
+	var created string
+	var by sql.NullInt64
+	err := q.db.QueryRowContext(ctx, `SELECT reported_vendor, reported_name, cpe_part, cpe_vendor, cpe_product, created_by, created_at
+		FROM resolution_overrides WHERE organization_id = ? AND vendor_key = ? AND product_key = ?`, orgID, vendorKey, productKey).Scan(
+		&o.ReportedVendor, &o.ReportedName, &o.Identity.Part, &o.Identity.Vendor, &o.Identity.Product, &by, &created)
+	o.CreatedBy, o.CreatedAt = by.Int64, parseTime(created)
+	return o, translate(err)
+}
+
+func (q *queries) SaveOverride(ctx context.Context, o appliance.Override) error {
+	var by any
+	if o.CreatedBy != 0 {
+		by = o.CreatedBy
+	}
+	_, err := q.db.ExecContext(ctx, `INSERT INTO resolution_overrides (organization_id, vendor_key, product_key, reported_vendor,
+		reported_name, cpe_part, cpe_vendor, cpe_product, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (organization_id, vendor_key, product_key) DO UPDATE SET cpe_part = excluded.cpe_part,
+		cpe_vendor = excluded.cpe_vendor, cpe_product = excluded.cpe_product, created_by = excluded.created_by,
+		created_at = excluded.created_at, pushed_at = NULL`,
+		o.OrganizationID, o.VendorKey, o.ProductKey, o.ReportedVendor, o.ReportedName, o.Identity.Part, o.Identity.Vendor,
+		o.Identity.Product, by, fmtTime(o.CreatedAt))
+	return translate(err)
+}

@@ -1,0 +1,101 @@
+package sqlitestore
+
+import (
+	"context"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+func (q *queries) Generation(ctx context.Context, name string) (int64, error) {
+	var v int64
+	err := q.db.QueryRowContext(ctx, `SELECT value FROM generations WHERE name = ?`, name).Scan(&v)
+	return v, translate(err)
+}
+
+func (q *queries) BumpGeneration(ctx context.Context, name string) (int64, error) {
+	var v int64
+	err := q.db.QueryRowContext(ctx, `UPDATE generations SET value = value + 1 WHERE name = ? RETURNING value`, name).Scan(&v)
+	return v, translate(err)
+}
+
+func (q *queries) EachCVEConfiguration(ctx context.Context, fn func(id string, configurations []byte) error) error {
+	rows, err := q.db.QueryContext(ctx, `SELECT id, configurations FROM cves WHERE configurations IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var cfg []byte
+		if err := rows.Scan(&id, &cfg); err != nil {
+			return err
+		}
+		if err := fn(id, cfg); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (q *queries) EachCatalogEntry(ctx context.Context, fn func(appliance.CatalogEntry) error) error {
+	rows, err := q.db.QueryContext(ctx, `SELECT part, vendor, product, title, deprecated, source FROM catalog`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e appliance.CatalogEntry
+		if err := rows.Scan(&e.Part, &e.Vendor, &e.Product, &e.Title, &e.Deprecated, &e.Source); err != nil {
+			return err
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (q *queries) CVEExists(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM cves WHERE id = ?`, id).Scan(&n)
+	return n > 0, err
+}
+
+func (q *queries) UpsertCVE(ctx context.Context, c appliance.CVERecord, at time.Time) error {
+	var score any
+	if c.HasScore {
+		score = c.Score
+	}
+	_, err := q.db.ExecContext(ctx, `INSERT INTO cves (id, description, status, published, modified, score, vector, severity,
+		score_version, configurations, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET description = excluded.description, status = excluded.status,
+		published = excluded.published, modified = excluded.modified, score = excluded.score, vector = excluded.vector,
+		severity = excluded.severity, score_version = excluded.score_version, configurations = excluded.configurations,
+		imported_at = excluded.imported_at`,
+		c.ID, c.Description, c.Status, timeOrNull(c.Published), timeOrNull(c.Modified), score, c.Vector, c.Severity,
+		c.ScoreVersion, c.Configurations, fmtTime(at))
+	return translate(err)
+}
+
+func (q *queries) DeleteCVE(ctx context.Context, id string) error {
+	_, err := q.db.ExecContext(ctx, `DELETE FROM cves WHERE id = ?`, id)
+	return err
+}
+
+func (q *queries) UpsertKEV(ctx context.Context, k appliance.KEVRecord) error {
+	_, err := q.db.ExecContext(ctx, `INSERT INTO kev (cve_id, name, date_added, due_date, ransomware) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (cve_id) DO UPDATE SET name = excluded.name, date_added = excluded.date_added,
+		due_date = excluded.due_date, ransomware = excluded.ransomware`,
+		k.CVEID, k.Name, timeOrNull(k.DateAdded), timeOrNull(k.DueDate), k.Ransomware)
+	return translate(err)
+}
+
+func (q *queries) UpsertCatalogEntry(ctx context.Context, e appliance.CatalogEntry, at time.Time) error {
+	_, err := q.db.ExecContext(ctx, `INSERT INTO catalog (part, vendor, product, title, deprecated, source, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (part, vendor, product) DO UPDATE SET
+		title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE catalog.title END,
+		deprecated = excluded.deprecated, updated_at = excluded.updated_at`,
+		e.Part, e.Vendor, e.Product, e.Title, e.Deprecated, e.Source, fmtTime(at))
+	return translate(err)
+}

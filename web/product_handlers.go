@@ -1,0 +1,249 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
+)
+
+type productJSON struct {
+	ID                   int64     `json:"id"`
+	Name                 string    `json:"name"`
+	Version              string    `json:"version"`
+	Vendor               string    `json:"vendor"`
+	CPE                  *string   `json:"cpe"`
+	Criticality          int       `json:"criticality"`
+	AssetCount           int       `json:"asset_count"`
+	VulnerabilityCount   int       `json:"vulnerability_count"`
+	OrganizationID       int64     `json:"organization_id"`
+	Resolution           string    `json:"resolution"`
+	ResolutionConfidence float64   `json:"resolution_confidence"`
+	CreatedAt            time.Time `json:"created_at"`
+	UpdatedAt            time.Time `json:"updated_at"`
+}
+
+type assetRefJSON struct {
+	ID       int64  `json:"id"`
+	Hostname string `json:"hostname"`
+}
+
+type productVulnJSON struct {
+	MatchID     int64    `json:"match_id"`
+	CVEID       string   `json:"cve_id"`
+	Severity    string   `json:"severity"`
+	Score       *float64 `json:"score"`
+	KEV         bool     `json:"kev"`
+	KEVDueDate  *string  `json:"kev_due_date"`
+	Criteria    string   `json:"criteria"`
+	Platform    string   `json:"platform,omitempty"`
+	Description string   `json:"description"`
+}
+
+// productDetailJSON always carries the two arrays, even when empty.
+type productDetailJSON struct {
+	productJSON
+	Assets          []assetRefJSON    `json:"assets"`
+	Vulnerabilities []productVulnJSON `json:"vulnerabilities"`
+}
+
+func toProductJSON(p appliance.Product) productJSON {
+	j := productJSON{ID: p.ID, Name: p.Name, Version: p.Version, Vendor: p.Vendor, Criticality: p.Criticality,
+		AssetCount: p.AssetCount, VulnerabilityCount: p.VulnerabilityCount, OrganizationID: p.OrganizationID,
+		Resolution: p.Resolution, ResolutionConfidence: p.ResolutionConfidence, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+	if c := inventory.CPE(p); c != "" {
+		j.CPE = &c
+	}
+	return j
+}
+
+func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
+	out := productDetailJSON{productJSON: toProductJSON(d.Product), Assets: []assetRefJSON{}, Vulnerabilities: []productVulnJSON{}}
+	for _, a := range d.Assets {
+		out.Assets = append(out.Assets, assetRefJSON{ID: a.ID, Hostname: a.Hostname})
+	}
+	for _, v := range d.Vulnerabilities {
+		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
+			Platform: v.Platform, Description: v.Description}
+		if v.HasScore {
+			score := v.Score
+			vj.Score = &score
+		}
+		if !v.KEVDue.IsZero() {
+			d := v.KEVDue.Format(time.DateOnly)
+			vj.KEVDueDate = &d
+		}
+		out.Vulnerabilities = append(out.Vulnerabilities, vj)
+	}
+	out.VulnerabilityCount = len(out.Vulnerabilities)
+	return out
+}
+
+type listResponse[T any] struct {
+	Items   []T `json:"items"`
+	Total   int `json:"total"`
+	Page    int `json:"page"`
+	PerPage int `json:"per_page"`
+	Pages   int `json:"pages"`
+}
+
+func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
+	f, err := productFilter(r, currentUser(r).OrganizationID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	items, total, err := s.inventory.Products(r.Context(), f)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := listResponse[productJSON]{Items: make([]productJSON, 0, len(items)), Total: total, Page: f.Page, PerPage: f.PerPage,
+		Pages: pages(total, f.PerPage)}
+	for _, p := range items {
+		out.Items = append(out.Items, toProductJSON(p))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// productFilter reads the list query; organization_id never widens the caller's scope.
+func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error) {
+	pg, err := parsePage(r, 50, 200)
+	if err != nil {
+		return appliance.ProductFilter{}, err
+	}
+	q := r.URL.Query()
+	f := appliance.ProductFilter{OrganizationID: orgID, Search: q.Get("search"), Vendor: q.Get("vendor"),
+		Resolution: q.Get("resolution"), Sort: q.Get("sort"), Page: pg.Page, PerPage: pg.PerPage}
+	if f.Criticality, err = queryInt(r, "criticality"); err != nil {
+		return f, err
+	}
+	if f.HasVulnerabilities, err = queryBool(r, "has_vulnerabilities"); err != nil {
+		return f, err
+	}
+	if f.Desc, err = queryOrder(r, false); err != nil {
+		return f, err
+	}
+	if _, err := queryInt(r, "organization_id"); err != nil {
+		return f, err
+	}
+	return f, inventory.ValidateFilter(f)
+}
+
+func (s *Server) getProduct(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(httprouter.ParamsFromContext(r.Context()).ByName("id"), "product")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	d, err := s.inventory.Product(r.Context(), currentUser(r).OrganizationID, id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toProductDetailJSON(d))
+}
+
+type productRequest struct {
+	Name           *string `json:"name"`
+	Version        *string `json:"version"`
+	Vendor         *string `json:"vendor"`
+	CPE            *string `json:"cpe"`
+	Criticality    *int    `json:"criticality"`
+	OrganizationID *int64  `json:"organization_id"` // ignored: the session fixes the organization
+}
+
+func (req productRequest) input() inventory.ProductInput {
+	return inventory.ProductInput{Name: req.Name, Version: req.Version, Vendor: req.Vendor, CPE: req.CPE, Criticality: req.Criticality}
+}
+
+func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
+	var req productRequest
+	if err := decodeJSON(w, r, smallBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := s.inventory.CreateProduct(r.Context(), currentUser(r).OrganizationID, req.input())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, toProductJSON(p))
+}
+
+func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(httprouter.ParamsFromContext(r.Context()).ByName("id"), "product")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var req productRequest
+	if err := decodeJSON(w, r, smallBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	u := currentUser(r)
+	d, err := s.inventory.UpdateProduct(r.Context(), u.OrganizationID, u.ID, id, req.input())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toProductDetailJSON(d))
+}
+
+func (s *Server) deleteProduct(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(httprouter.ParamsFromContext(r.Context()).ByName("id"), "product")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.inventory.DeleteProduct(r.Context(), currentUser(r).OrganizationID, id); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type reviewCandidateJSON struct {
+	Part    string  `json:"part"`
+	Vendor  string  `json:"cpe_vendor"`
+	Product string  `json:"cpe_product"`
+	Title   string  `json:"title,omitempty"`
+	Score   float64 `json:"score"`
+}
+
+type reviewItemJSON struct {
+	Vendor     string                `json:"vendor"`
+	Name       string                `json:"name"`
+	ProductIDs []int64               `json:"product_ids"`
+	HostCount  int                   `json:"host_count"`
+	Candidates []reviewCandidateJSON `json:"candidates"`
+}
+
+func (s *Server) resolutionReview(w http.ResponseWriter, r *http.Request) {
+	pg, err := parsePage(r, 100, 500)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	items, err := s.inventory.Review(r.Context(), currentUser(r).OrganizationID, pg.PerPage)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := struct {
+		Items []reviewItemJSON `json:"items"`
+	}{Items: make([]reviewItemJSON, 0, len(items))}
+	for _, it := range items {
+		j := reviewItemJSON{Vendor: it.Vendor, Name: it.Name, ProductIDs: it.ProductIDs, HostCount: it.HostCount,
+			Candidates: []reviewCandidateJSON{}}
+		for _, c := range it.Candidates {
+			j.Candidates = append(j.Candidates, reviewCandidateJSON{Part: c.Part, Vendor: c.Vendor, Product: c.Product, Title: c.Title, Score: c.Score})
+		}
+		out.Items = append(out.Items, j)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
