@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/alexedwards/scs/sqlite3store"
@@ -32,7 +31,7 @@ type Options struct {
 
 // DefaultOptions are the settings used when the configuration names none.
 func DefaultOptions() Options {
-	return Options{Synchronous: "normal", Readers: max(4, runtime.NumCPU()*2)}
+	return Options{Synchronous: "normal", Readers: 4}
 }
 
 // Store holds one writer connection and a pool of query-only readers on the same file.
