@@ -108,7 +108,9 @@ func TestOrganizationScoping(t *testing.T) {
 	if err != nil || len(keys) != 1 || keys[0].ID != s.keyB {
 		t.Errorf("keys of globex = %+v, %v; want only key %d", keys, err, s.keyB)
 	}
-	err = inTx(st, func(ctx context.Context, tx appliance.Tx) error { return tx.RevokeAgentKey(ctx, s.orgB, s.keyA, time.Now()) })
+	err = inTx(st, func(ctx context.Context, tx appliance.Tx) error {
+		return tx.RevokeAgentKey(ctx, s.orgB, s.keyA, time.Now())
+	})
 	if !errors.Is(err, appliance.ErrNotFound) {
 		t.Errorf("revoking another organization's key: %v, want ErrNotFound", err)
 	}
@@ -122,7 +124,9 @@ func TestAgentKeyRoundTrip(t *testing.T) {
 	s := seedTwoOrgs(t, st)
 	ctx := context.Background()
 	revokedAt := time.Date(2025, 3, 1, 10, 0, 0, 123000, time.UTC)
-	if err := inTx(st, func(ctx context.Context, tx appliance.Tx) error { return tx.RevokeAgentKey(ctx, s.orgA, s.keyA, revokedAt) }); err != nil {
+	if err := inTx(st, func(ctx context.Context, tx appliance.Tx) error {
+		return tx.RevokeAgentKey(ctx, s.orgA, s.keyA, revokedAt)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	k, err := st.AgentKeyByHash(ctx, "hash-a")
@@ -132,7 +136,9 @@ func TestAgentKeyRoundTrip(t *testing.T) {
 	if k.ID != s.keyA || k.OrganizationID != s.orgA || !k.RevokedAt.Equal(revokedAt) || len(k.Scopes) != 2 || !k.HasScope("metrics") {
 		t.Errorf("key = %+v", k)
 	}
-	err = inTx(st, func(ctx context.Context, tx appliance.Tx) error { return tx.RevokeAgentKey(ctx, s.orgA, s.keyA, time.Now()) })
+	err = inTx(st, func(ctx context.Context, tx appliance.Tx) error {
+		return tx.RevokeAgentKey(ctx, s.orgA, s.keyA, time.Now())
+	})
 	if !errors.Is(err, appliance.ErrNotFound) {
 		t.Errorf("revoking a revoked key: %v, want ErrNotFound", err)
 	}

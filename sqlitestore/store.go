@@ -36,7 +36,7 @@ func DefaultOptions() Options {
 
 // Store holds one writer connection and a pool of query-only readers on the same file.
 type Store struct {
-	queries // reads go to the reader pool
+	queries  // reads go to the reader pool
 	path     string
 	writer   *sql.DB
 	reader   *sql.DB
