@@ -1,0 +1,109 @@
+package appliance
+
+import (
+	"context"
+	"time"
+)
+
+// Assignment is a remediation task: a finding handed to a person with a due date. Status and
+// Priority hold the values of the remediation package.
+type Assignment struct {
+	ID             int64
+	OrganizationID int64
+	Status         string
+	AssignedTo     int64
+	AssignedToName string // username; read only
+	MatchID        int64  // 0 when not targeted
+	ProductID      int64  // 0 when not targeted
+	CVEID          string // "" when not targeted
+	ProductName    string // read only
+	Priority       string
+	DueDate        time.Time
+	KEVDueDate     time.Time // CISA's federal due date of the driving CVE; shown, not used
+	Notes          string
+	WatchFinding   bool // the finding was present at creation; its disappearance resolves
+	CreatedBy      int64
+	CreatedByName  string // read only
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	ResolvedAt     time.Time
+}
+
+// AssignmentEvent is one line of an assignment's history; By is 0 for the system.
+type AssignmentEvent struct {
+	AssignmentID int64
+	At           time.Time
+	From, To     string
+	Note         string
+	By           int64
+}
+
+// AssignmentFilter selects and orders one organization's assignments. Overdue keeps active
+// assignments whose due date lies before Today.
+type AssignmentFilter struct {
+	OrganizationID int64
+	Status         string
+	Priority       string
+	AssignedTo     string // username
+	CVEID          string
+	ProductID      int64
+	Overdue        bool
+	Today          time.Time
+	Search         string // notes, CVE id, product name
+	Sort           string // due_date, priority, created_at, updated_at
+	Desc           bool
+	Page, PerPage  int
+}
+
+// SLAPolicy is an organization's stored remediation windows in days.
+type SLAPolicy struct {
+	OrganizationID              int64
+	Critical, High, Medium, Low int
+	UpdatedAt                   time.Time
+}
+
+// FindingFacts is what the SLA needs of one vulnerability.
+type FindingFacts struct {
+	CVEID    string
+	Severity string // CVSS severity as stored (any case); empty when unknown
+	KEV      bool
+	KEVDue   time.Time
+}
+
+// MatchRef is a stored match of a live product of an organization.
+type MatchRef struct {
+	ID, ProductID int64
+	CVEID         string
+}
+
+// RemediationReader looks up assignments, SLA policies and the facts of findings.
+type RemediationReader interface {
+	AssignmentByID(ctx context.Context, orgID, id int64) (Assignment, error)
+	ListAssignments(ctx context.Context, f AssignmentFilter) ([]Assignment, int, error)
+	AssignmentEvents(ctx context.Context, orgID, id int64) ([]AssignmentEvent, error)
+	// SLAPolicy is ErrNotFound while the organization has not stored one.
+	SLAPolicy(ctx context.Context, orgID int64) (SLAPolicy, error)
+	// MatchInOrganization finds a match of a non-deleted product of the organization.
+	MatchInOrganization(ctx context.Context, orgID, matchID int64) (MatchRef, error)
+	// CVEFacts reads severity and KEV listing of a CVE; ErrNotFound when neither the CVE
+	// data nor the KEV catalogue knows it.
+	CVEFacts(ctx context.Context, cveID string) (FindingFacts, error)
+	// CVEMatchedInOrganization reports whether a live, installed product of the organization
+	// matches cveID.
+	CVEMatchedInOrganization(ctx context.Context, orgID int64, cveID string) (bool, error)
+	// VanishedAssignments lists active, watched assignments (all organizations) whose
+	// finding is gone: match removed, product deleted or no longer installed, CVE neither
+	// matched nor scanned in the organization.
+	VanishedAssignments(ctx context.Context) ([]Assignment, error)
+}
+
+// RemediationWriter changes assignments and SLA policies.
+type RemediationWriter interface {
+	CreateAssignment(ctx context.Context, a Assignment) (int64, error)
+	// UpdateAssignment writes status, assignee, priority, due date, notes, updated_at and
+	// resolved_at of a within its organization.
+	UpdateAssignment(ctx context.Context, a Assignment) error
+	DeleteAssignment(ctx context.Context, orgID, id int64) error
+	AddAssignmentEvent(ctx context.Context, e AssignmentEvent) error
+	SaveSLAPolicy(ctx context.Context, p SLAPolicy) error
+}

@@ -1,0 +1,160 @@
+// Package scans holds the services of container-image scans and of remediation
+// assignments: validation, one transaction per write, SLA due dates and auto-resolution.
+package scans
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/container"
+)
+
+// Containers ingests container-image scans and serves the scanned images.
+type Containers struct {
+	store appliance.Store
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// NewContainers builds the service; log may be nil.
+func NewContainers(store appliance.Store, log *slog.Logger) *Containers {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Containers{store: store, log: log, now: time.Now}
+}
+
+// ImageScan is one image of a submission: its reference, image ID and the raw scanner report.
+type ImageScan struct {
+	Reference   string
+	ImageID     string
+	ScanResults []byte // Trivy or Grype JSON
+}
+
+// SubmitResult counts what a submission stored.
+type SubmitResult struct {
+	Hostname        string
+	Images          int
+	Vulnerabilities int
+}
+
+// Container list bounds.
+const (
+	DefaultContainersPerPage = 25
+	MaxContainersPerPage     = 100
+	maxHostname              = 255
+)
+
+// parsedImage is one image after validation, ready to store.
+type parsedImage struct {
+	record   appliance.ContainerImage
+	findings []appliance.ContainerFinding
+}
+
+// Submit validates every image first (any invalid one refuses the whole submission), then
+// stores all of them in one transaction: each record's findings are replaced and its
+// last_scanned set. The same image on another host is another record.
+func (c *Containers) Submit(ctx context.Context, orgID int64, hostname string, images []ImageScan) (SubmitResult, error) {
+	hostname = strings.TrimSpace(hostname)
+	if hostname == "" || len(hostname) > maxHostname {
+		return SubmitResult{}, appliance.Invalid("hostname", "required", "hostname must have 1 to %d characters", maxHostname)
+	}
+	if err := container.ValidateImageCount(len(images)); err != nil {
+		return SubmitResult{}, err
+	}
+	now := c.now().UTC()
+	parsed, err := parseImages(orgID, hostname, images, now)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	res := SubmitResult{Hostname: hostname, Images: len(parsed)}
+	err = c.store.InTx(ctx, func(tx appliance.Tx) error {
+		for _, p := range parsed {
+			id, err := tx.SaveContainerImage(ctx, p.record)
+			if err != nil {
+				return fmt.Errorf("save image %s: %w", p.record.Name, err)
+			}
+			if err := tx.ReplaceContainerFindings(ctx, id, p.findings); err != nil {
+				return fmt.Errorf("store findings of image %s: %w", p.record.Name, err)
+			}
+			res.Vulnerabilities += len(p.findings)
+		}
+		return nil
+	})
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	c.resolveVanished(ctx)
+	return res, nil
+}
+
+// resolveVanished closes assignments whose CVE a rescan removed; a failure only delays that.
+func (c *Containers) resolveVanished(ctx context.Context) {
+	if _, err := autoResolve(ctx, c.store, c.now); err != nil && !errors.Is(err, context.Canceled) {
+		c.log.Warn("auto-resolution after a container scan failed", slog.Any("error", err))
+	}
+}
+
+// parseImages validates and converts every image; a repeated record keeps the last report.
+func parseImages(orgID int64, hostname string, images []ImageScan, now time.Time) ([]parsedImage, error) {
+	out := make([]parsedImage, 0, len(images))
+	seen := map[[3]string]int{}
+	for i, img := range images {
+		p, err := parseImage(i, img)
+		if err != nil {
+			return nil, err
+		}
+		p.record.OrganizationID, p.record.Hostname, p.record.LastScanned, p.record.CreatedAt = orgID, hostname, now, now
+		key := [3]string{p.record.Name, p.record.Tag, p.record.ImageID}
+		if j, dup := seen[key]; dup {
+			out[j] = p
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func parseImage(i int, img ImageScan) (parsedImage, error) {
+	name, tag, digest, err := container.ParseImageRef(strings.TrimSpace(img.Reference))
+	if err != nil {
+		return parsedImage{}, indexed(i, err)
+	}
+	if err := container.ValidateImageID(i, img.ImageID); err != nil {
+		return parsedImage{}, err
+	}
+	if len(img.ScanResults) == 0 {
+		return parsedImage{}, appliance.Invalid(fmt.Sprintf("images[%d].scan_results", i), "required", "scan_results is required")
+	}
+	scan, err := container.ParseScan(img.ScanResults)
+	if err != nil {
+		return parsedImage{}, indexed(i, err)
+	}
+	rec := appliance.ContainerImage{Name: name, Tag: tag, ImageID: img.ImageID, Digest: digest, Scanner: scan.Format}
+	return parsedImage{record: rec, findings: toFindings(scan.Vulnerabilities)}, nil
+}
+
+// indexed prefixes the field of a ValidationError with the image's position.
+func indexed(i int, err error) error {
+	var ve *appliance.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	return appliance.Invalid(fmt.Sprintf("images[%d].%s", i, ve.Field), ve.Constraint, "%s", ve.Message)
+}
+
+func toFindings(vs []container.Vulnerability) []appliance.ContainerFinding {
+	out := make([]appliance.ContainerFinding, len(vs))
+	for i, v := range vs {
+		out[i] = appliance.ContainerFinding{CVEID: v.CVEID, PackageName: v.PackageName, InstalledVersion: v.InstalledVersion,
+			FixedVersion: v.FixedVersion, Severity: v.Severity, Title: v.Title, Description: v.Description,
+			Target: v.Target, Type: v.Type}
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+package scans
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/container"
+)
+
+// ContainerDetail is an image record with its findings.
+type ContainerDetail struct {
+	appliance.ContainerImage
+	Findings []appliance.ContainerFinding
+}
+
+// ValidateContainerFilter normalizes the severity (any case) and checks the page bounds.
+func ValidateContainerFilter(f *appliance.ContainerFilter) error {
+	if f.Severity != "" {
+		sev := strings.ToUpper(strings.TrimSpace(f.Severity))
+		if container.NormalizeSeverity(sev) != sev {
+			return appliance.Invalid("severity", "enum", "severity must be one of critical, high, medium, low, unknown")
+		}
+		f.Severity = sev
+	}
+	if f.Page < 1 || f.PerPage < 1 || f.PerPage > MaxContainersPerPage {
+		return appliance.Invalid("per_page", "range", "per_page must be 1 to %d", MaxContainersPerPage)
+	}
+	return nil
+}
+
+// List returns one page of the organization's images, most recently scanned first.
+func (c *Containers) List(ctx context.Context, f appliance.ContainerFilter) ([]appliance.ContainerImage, int, error) {
+	if err := ValidateContainerFilter(&f); err != nil {
+		return nil, 0, err
+	}
+	return c.store.ListContainerImages(ctx, f)
+}
+
+// Get finds an image record by its integer id or by a sha256: digest (image ID or
+// repository digest; the most recently scanned record when several hosts run it).
+func (c *Containers) Get(ctx context.Context, orgID int64, ref string) (ContainerDetail, error) {
+	img, err := c.lookup(ctx, orgID, ref)
+	if errors.Is(err, appliance.ErrNotFound) {
+		return ContainerDetail{}, fmt.Errorf("%w: container image %q does not exist", appliance.ErrNotFound, ref)
+	}
+	if err != nil {
+		return ContainerDetail{}, err
+	}
+	findings, err := c.store.ContainerFindings(ctx, orgID, img.ID)
+	if err != nil {
+		return ContainerDetail{}, err
+	}
+	return ContainerDetail{ContainerImage: img, Findings: findings}, nil
+}
+
+func (c *Containers) lookup(ctx context.Context, orgID int64, ref string) (appliance.ContainerImage, error) {
+	if strings.HasPrefix(ref, "sha256:") {
+		return c.store.ContainerImageByDigest(ctx, orgID, ref)
+	}
+	id, err := strconv.ParseInt(ref, 10, 64)
+	if err != nil || id <= 0 {
+		return appliance.ContainerImage{}, appliance.ErrNotFound
+	}
+	return c.store.ContainerImageByID(ctx, orgID, id)
+}

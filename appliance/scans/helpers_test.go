@@ -1,0 +1,237 @@
+package scans_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
+)
+
+// Real reports, by path relative to this package.
+const (
+	trivyDir = "../../../shared/data/trivy"
+	grypeDir = "../../../shared/data/trivy/grype"
+)
+
+const (
+	digestA = "sha256:4f380adfc10f4cd34f775ae57a17d2835385efd5251d6dfe0f246b0018fb0399"
+	digestB = "sha256:9b2a1f4c0d3e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8"
+)
+
+// today is the fixed clock of every test (noon UTC).
+var today = time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+
+// world is a fresh store with two organizations, their people and both services.
+type world struct {
+	store       *sqlitestore.Store
+	containers  *scans.Containers
+	remediation *scans.Remediation
+	clock       *time.Time
+	acme        int64
+	globex      int64
+	alice       appliance.User // acme org_admin
+	bob         appliance.User // acme member
+	carol       appliance.User // globex org_admin
+}
+
+func newWorld(t testing.TB) *world {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "scans.db"), sqlitestore.Options{Readers: 4}, nil)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	clock := today
+	w := &world{store: st, containers: scans.NewContainers(st, nil), remediation: scans.NewRemediation(st, nil), clock: &clock}
+	scans.SetClock(w.containers, w.remediation, func() time.Time { return *w.clock })
+	acc := appliance.NewAccounts(st, appliance.AuthOptions{ConcurrentHashes: 2})
+	w.acme, w.globex = createOrg(t, acc, "acme"), createOrg(t, acc, "globex")
+	w.alice = createUser(t, acc, "acme", "alice", appliance.RoleOrgAdmin)
+	w.bob = createUser(t, acc, "acme", "bob", appliance.RoleMember)
+	w.carol = createUser(t, acc, "globex", "carol", appliance.RoleOrgAdmin)
+	return w
+}
+
+func createOrg(t testing.TB, acc *appliance.Accounts, name string) int64 {
+	t.Helper()
+	o, err := acc.CreateOrganization(context.Background(), name)
+	if err != nil {
+		t.Fatalf("create organization %q: %v", name, err)
+	}
+	return o.ID
+}
+
+func createUser(t testing.TB, acc *appliance.Accounts, org, name string, role appliance.Role) appliance.User {
+	t.Helper()
+	u, err := acc.CreateUser(context.Background(), org, name, role, "correct horse battery")
+	if err != nil {
+		t.Fatalf("create user %q: %v", name, err)
+	}
+	return u
+}
+
+// readFile reads a shared fixture; a missing file fails the test.
+func readFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("read fixture: %v", err)
+	}
+	return raw
+}
+
+func jsonFiles(tb testing.TB, dir string) []string {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no fixtures in %s (err %v)", dir, err)
+	}
+	return files
+}
+
+// trivyReport is a minimal Trivy report with one finding per (id, severity) pair.
+func trivyReport(tb testing.TB, findings ...[2]string) []byte {
+	tb.Helper()
+	vulns := make([]map[string]string, len(findings))
+	for i, f := range findings {
+		vulns[i] = map[string]string{"VulnerabilityID": f[0], "Severity": f[1], "PkgName": fmt.Sprintf("pkg%d", i),
+			"InstalledVersion": "1.0", "FixedVersion": "1.1", "Title": "t " + f[0]}
+	}
+	raw, err := json.Marshal(map[string]any{"SchemaVersion": 2,
+		"Results": []any{map[string]any{"Target": "os", "Class": "os-pkgs", "Type": "debian", "Vulnerabilities": vulns}}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+func (w *world) submit(t testing.TB, orgID int64, host string, images ...scans.ImageScan) scans.SubmitResult {
+	t.Helper()
+	res, err := w.containers.Submit(context.Background(), orgID, host, images)
+	if err != nil {
+		t.Fatalf("submit %s: %v", host, err)
+	}
+	return res
+}
+
+// seedCVE stores a CVE with a CVSS severity and score; kevDue non-zero lists it in KEV.
+func (w *world) seedCVE(t testing.TB, id, severity string, score float64, kevDue time.Time) {
+	t.Helper()
+	err := w.store.InTx(context.Background(), func(tx appliance.Tx) error {
+		rec := appliance.CVERecord{ID: id, Severity: severity, Score: score, HasScore: true, Description: "d " + id}
+		if err := tx.UpsertCVE(context.Background(), rec, today); err != nil {
+			return err
+		}
+		if kevDue.IsZero() {
+			return nil
+		}
+		return tx.UpsertKEV(context.Background(), appliance.KEVRecord{CVEID: id, DateAdded: kevDue.AddDate(0, 0, -21), DueDate: kevDue})
+	})
+	if err != nil {
+		t.Fatalf("seed %s: %v", id, err)
+	}
+}
+
+// installed is a product installed on a host of an organization, with its matches.
+type installed struct {
+	productID, installationID int64
+	matchIDs                  map[string]int64
+}
+
+// seedProduct creates a product on host with matches for cves.
+func (w *world) seedProduct(t testing.TB, orgID int64, host, name string, cves ...string) installed {
+	t.Helper()
+	ctx := context.Background()
+	var out installed
+	err := w.store.InTx(ctx, func(tx appliance.Tx) error {
+		assetID, err := w.asset(ctx, tx, orgID, host)
+		if err != nil {
+			return err
+		}
+		p := appliance.Product{OrganizationID: orgID, Vendor: "v", Name: name, Version: "1", Criticality: 2,
+			Resolution: appliance.ResolutionExact, CreatedAt: today, UpdatedAt: today}
+		if out.productID, err = tx.CreateProduct(ctx, p); err != nil {
+			return err
+		}
+		in := appliance.Installation{AssetID: assetID, ProductID: out.productID, CreatedAt: today}
+		if out.installationID, err = tx.CreateInstallation(ctx, in); err != nil {
+			return err
+		}
+		return w.match(ctx, tx, out.productID, cves)
+	})
+	if err != nil {
+		t.Fatalf("seed product %s: %v", name, err)
+	}
+	vulns, err := w.store.ProductVulnerabilities(ctx, orgID, out.productID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.matchIDs = map[string]int64{}
+	for _, v := range vulns {
+		out.matchIDs[v.CVEID] = v.MatchID
+	}
+	return out
+}
+
+func (w *world) asset(ctx context.Context, tx appliance.Tx, orgID int64, host string) (int64, error) {
+	a, err := tx.AssetByHostname(ctx, host)
+	if errors.Is(err, appliance.ErrNotFound) {
+		return tx.CreateAsset(ctx, appliance.Asset{OrganizationID: orgID, Hostname: host, CreatedAt: today, LastSeenAt: today})
+	}
+	return a.ID, err
+}
+
+func (w *world) match(ctx context.Context, tx appliance.Tx, productID int64, cves []string) error {
+	ms := make([]appliance.MatchInput, len(cves))
+	for i, c := range cves {
+		ms[i] = appliance.MatchInput{CVEID: c, Criteria: "cpe:2.3:a:v:p:1:*:*:*:*:*:*:*"}
+	}
+	_, err := tx.ReplaceMatches(ctx, productID, ms, 1, today)
+	return err
+}
+
+// rematch replaces a product's matches with cves.
+func (w *world) rematch(t testing.TB, productID int64, cves ...string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := w.store.InTx(ctx, func(tx appliance.Tx) error { return w.match(ctx, tx, productID, cves) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// uninstall removes an installation (the product was upgraded away).
+func (w *world) uninstall(t testing.TB, installationID int64) {
+	t.Helper()
+	ctx := context.Background()
+	if err := w.store.InTx(ctx, func(tx appliance.Tx) error { return tx.RemoveInstallation(ctx, installationID, today) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// wantValidation asserts err is a ValidationError on field.
+func wantValidation(t testing.TB, err error, field string) {
+	t.Helper()
+	var ve *appliance.ValidationError
+	if !errors.As(err, &ve) || ve.Field != field {
+		t.Fatalf("err = %v, want a ValidationError on %q", err, field)
+	}
+}
+
+func day(s string) time.Time {
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}

@@ -1,0 +1,165 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+const containerColumns = `ci.id, ci.organization_id, ci.hostname, ci.image_name, ci.image_tag, ci.image_id, ci.digest,
+	ci.scanner, ci.last_scanned, ci.created_at,
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'CRITICAL'),
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'HIGH'),
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'MEDIUM'),
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'LOW'),
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id
+		AND v.severity NOT IN ('CRITICAL', 'HIGH', 'MEDIUM', 'LOW'))`
+
+func scanContainerImage(s scanner) (appliance.ContainerImage, error) {
+	var img appliance.ContainerImage
+	var scanned, created string
+	c := &img.Counts
+	err := s.Scan(&img.ID, &img.OrganizationID, &img.Hostname, &img.Name, &img.Tag, &img.ImageID, &img.Digest,
+		&img.Scanner, &scanned, &created, &c.Critical, &c.High, &c.Medium, &c.Low, &c.Unknown)
+	img.LastScanned, img.CreatedAt = parseTime(scanned), parseTime(created)
+	return img, err
+}
+
+func (q *queries) ListContainerImages(ctx context.Context, f appliance.ContainerFilter) ([]appliance.ContainerImage, int, error) {
+	cond, args := containerConditions(f)
+	var total int
+	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM container_images ci WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.db.QueryContext(ctx, `SELECT `+containerColumns+` FROM container_images ci WHERE `+cond+`
+		ORDER BY ci.last_scanned DESC, ci.id DESC LIMIT ? OFFSET ?`, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []appliance.ContainerImage{}
+	for rows.Next() {
+		img, err := scanContainerImage(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, img)
+	}
+	return out, total, rows.Err()
+}
+
+func containerConditions(f appliance.ContainerFilter) (string, []any) {
+	where := []string{"ci.organization_id = ?"}
+	args := []any{f.OrganizationID}
+	if f.Severity != "" {
+		where = append(where, `EXISTS (SELECT 1 FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = ?)`)
+		args = append(args, f.Severity)
+	}
+	if f.Search != "" {
+		where = append(where, `(ci.image_name LIKE ? ESCAPE '\' OR ci.image_tag LIKE ? ESCAPE '\')`)
+		pattern := "%" + likeEscape(f.Search) + "%"
+		args = append(args, pattern, pattern)
+	}
+	if f.Hostname != "" {
+		where = append(where, "ci.hostname = ?")
+		args = append(args, f.Hostname)
+	}
+	return strings.Join(where, " AND "), args
+}
+
+func (q *queries) ContainerImageByID(ctx context.Context, orgID, id int64) (appliance.ContainerImage, error) {
+	img, err := scanContainerImage(q.db.QueryRowContext(ctx, `SELECT `+containerColumns+` FROM container_images ci
+		WHERE ci.id = ? AND ci.organization_id = ?`, id, orgID))
+	return img, translate(err)
+}
+
+func (q *queries) ContainerImageByDigest(ctx context.Context, orgID int64, digest string) (appliance.ContainerImage, error) {
+	img, err := scanContainerImage(q.db.QueryRowContext(ctx, `SELECT `+containerColumns+` FROM container_images ci
+		WHERE ci.organization_id = ? AND (ci.image_id = ? OR ci.digest = ?)
+		ORDER BY ci.last_scanned DESC, ci.id DESC LIMIT 1`, orgID, digest, digest))
+	return img, translate(err)
+}
+
+func (q *queries) ContainerFindings(ctx context.Context, orgID, imageID int64) ([]appliance.ContainerFinding, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT v.cve_id, v.package_name, v.installed_version, v.fixed_version, v.severity,
+		v.title, v.description, v.target, v.type, c.score, k.cve_id IS NOT NULL
+		FROM container_vulnerabilities v JOIN container_images ci ON ci.id = v.container_image_id
+		LEFT JOIN cves c ON c.id = v.cve_id LEFT JOIN kev k ON k.cve_id = v.cve_id
+		WHERE v.container_image_id = ? AND ci.organization_id = ?
+		ORDER BY CASE v.severity WHEN 'CRITICAL' THEN 0 WHEN 'HIGH' THEN 1 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 3 ELSE 4 END,
+		v.cve_id, v.package_name, v.id`, imageID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []appliance.ContainerFinding{}
+	for rows.Next() {
+		var f appliance.ContainerFinding
+		var score sql.NullFloat64
+		if err := rows.Scan(&f.CVEID, &f.PackageName, &f.InstalledVersion, &f.FixedVersion, &f.Severity, &f.Title,
+			&f.Description, &f.Target, &f.Type, &score, &f.KEV); err != nil {
+			return nil, err
+		}
+		f.Score, f.HasScore = score.Float64, score.Valid
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) ScannedSeverities(ctx context.Context, orgID int64, cveID string) ([]string, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT DISTINCT v.severity FROM container_vulnerabilities v
+		JOIN container_images ci ON ci.id = v.container_image_id WHERE ci.organization_id = ? AND v.cve_id = ?`, orgID, cveID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) SaveContainerImage(ctx context.Context, img appliance.ContainerImage) (int64, error) {
+	var id int64
+	err := q.db.QueryRowContext(ctx, `INSERT INTO container_images (organization_id, hostname, image_name, image_tag, image_id,
+		digest, scanner, last_scanned, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (organization_id, hostname, image_name, image_tag, image_id) DO UPDATE SET
+		digest = excluded.digest, scanner = excluded.scanner, last_scanned = excluded.last_scanned
+		RETURNING id`,
+		img.OrganizationID, img.Hostname, img.Name, img.Tag, img.ImageID, img.Digest, img.Scanner,
+		fmtTime(img.LastScanned), fmtTime(img.CreatedAt)).Scan(&id)
+	return id, translate(err)
+}
+
+// findingsPerInsert keeps a multi-row INSERT well below SQLite's 32766 bound parameters;
+// one statement per batch instead of per row is what makes a 2,000-finding rescan cheap.
+const findingsPerInsert = 200
+
+const findingInsert = `INSERT INTO container_vulnerabilities (container_image_id, cve_id, package_name,
+	installed_version, fixed_version, severity, title, description, target, type) VALUES `
+
+func (q *queries) ReplaceContainerFindings(ctx context.Context, imageID int64, fs []appliance.ContainerFinding) error {
+	if _, err := q.db.ExecContext(ctx, `DELETE FROM container_vulnerabilities WHERE container_image_id = ?`, imageID); err != nil {
+		return err
+	}
+	for start := 0; start < len(fs); start += findingsPerInsert {
+		batch := fs[start:min(start+findingsPerInsert, len(fs))]
+		args := make([]any, 0, len(batch)*10)
+		for _, f := range batch {
+			args = append(args, imageID, f.CVEID, f.PackageName, f.InstalledVersion, f.FixedVersion, f.Severity,
+				f.Title, f.Description, f.Target, f.Type)
+		}
+		placeholders := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(batch)), ", ")
+		if _, err := q.db.ExecContext(ctx, findingInsert+placeholders, args...); err != nil {
+			return translate(err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
+)
+
+type containerScanRequest struct {
+	Hostname string              `json:"hostname"`
+	Images   []containerScanJSON `json:"images"`
+}
+
+type containerScanJSON struct {
+	ImageName   string          `json:"image_name"`
+	ImageID     string          `json:"image_id"`
+	ScanResults json.RawMessage `json:"scan_results"`
+}
+
+type containerScanResponse struct {
+	Status               string `json:"status"`
+	ImagesProcessed      int    `json:"images_processed"`
+	VulnerabilitiesFound int    `json:"vulnerabilities_found"`
+	Hostname             string `json:"hostname"`
+}
+
+type severityCountsJSON struct {
+	Critical int  `json:"critical"`
+	High     int  `json:"high"`
+	Medium   int  `json:"medium"`
+	Low      int  `json:"low"`
+	Unknown  *int `json:"unknown,omitempty"`
+}
+
+type containerJSON struct {
+	ID                 int64              `json:"id"`
+	ImageName          string             `json:"image_name"`
+	ImageTag           string             `json:"image_tag"`
+	ImageID            string             `json:"image_id"`
+	Hostname           string             `json:"hostname"`
+	OrganizationID     int64              `json:"organization_id"`
+	LastScanned        time.Time          `json:"last_scanned"`
+	VulnerabilityCount severityCountsJSON `json:"vulnerability_count"`
+}
+
+type containerVulnJSON struct {
+	CVEID            string   `json:"cve_id"`
+	PackageName      string   `json:"package_name"`
+	InstalledVersion string   `json:"installed_version"`
+	FixedVersion     string   `json:"fixed_version"`
+	Severity         string   `json:"severity"`
+	Title            string   `json:"title"`
+	Description      string   `json:"description"`
+	Score            *float64 `json:"score,omitempty"`
+	KEV              bool     `json:"kev"`
+}
+
+type containerDetailJSON struct {
+	containerJSON
+	Vulnerabilities []containerVulnJSON `json:"vulnerabilities"`
+}
+
+func toContainerJSON(img appliance.ContainerImage) containerJSON {
+	c := img.Counts
+	counts := severityCountsJSON{Critical: c.Critical, High: c.High, Medium: c.Medium, Low: c.Low}
+	if c.Unknown > 0 {
+		counts.Unknown = &c.Unknown
+	}
+	return containerJSON{ID: img.ID, ImageName: img.Name, ImageTag: img.Tag, ImageID: img.ImageID, Hostname: img.Hostname,
+		OrganizationID: img.OrganizationID, LastScanned: img.LastScanned, VulnerabilityCount: counts}
+}
+
+func toContainerDetailJSON(d scans.ContainerDetail) containerDetailJSON {
+	out := containerDetailJSON{containerJSON: toContainerJSON(d.ContainerImage), Vulnerabilities: make([]containerVulnJSON, 0, len(d.Findings))}
+	for _, f := range d.Findings {
+		v := containerVulnJSON{CVEID: f.CVEID, PackageName: f.PackageName, InstalledVersion: f.InstalledVersion,
+			FixedVersion: f.FixedVersion, Severity: f.Severity, Title: f.Title, Description: f.Description, KEV: f.KEV}
+		if f.HasScore {
+			score := f.Score
+			v.Score = &score
+		}
+		out.Vulnerabilities = append(out.Vulnerabilities, v)
+	}
+	return out
+}
+
+func (s *Server) containerScan(w http.ResponseWriter, r *http.Request) {
+	var req containerScanRequest
+	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	images := make([]scans.ImageScan, len(req.Images))
+	for i, img := range req.Images {
+		images[i] = scans.ImageScan{Reference: img.ImageName, ImageID: img.ImageID, ScanResults: img.ScanResults}
+	}
+	res, err := s.containers.Submit(r.Context(), currentAgent(r).OrganizationID, req.Hostname, images)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, containerScanResponse{Status: "accepted", ImagesProcessed: res.Images,
+		VulnerabilitiesFound: res.Vulnerabilities, Hostname: res.Hostname})
+}
+
+func (s *Server) listContainers(w http.ResponseWriter, r *http.Request) {
+	pg, err := parsePage(r, scans.DefaultContainersPerPage, scans.MaxContainersPerPage)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	f := appliance.ContainerFilter{OrganizationID: currentUser(r).OrganizationID, Severity: q.Get("severity"),
+		Search: q.Get("search"), Hostname: q.Get("hostname"), Page: pg.Page, PerPage: pg.PerPage}
+	items, total, err := s.containers.List(r.Context(), f)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := listResponse[containerJSON]{Items: make([]containerJSON, 0, len(items)), Total: total, Page: f.Page,
+		PerPage: f.PerPage, Pages: pages(total, f.PerPage)}
+	for _, img := range items {
+		out.Items = append(out.Items, toContainerJSON(img))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getContainer(w http.ResponseWriter, r *http.Request) {
+	ref := httprouter.ParamsFromContext(r.Context()).ByName("id")
+	d, err := s.containers.Get(r.Context(), currentUser(r).OrganizationID, ref)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toContainerDetailJSON(d))
+}
