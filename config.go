@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 	"github.com/vulnkeeper/vulnkeeper/web"
 )
@@ -22,6 +23,7 @@ type Config struct {
 	Limits  web.LimitOptions      `mapstructure:"limits"`
 	Auth    appliance.AuthOptions `mapstructure:"auth"`
 	Agent   appliance.AgentConfig `mapstructure:"agent"`
+	License licensing.Options     `mapstructure:"license"`
 	Log     logConfig             `mapstructure:"log"`
 }
 
@@ -44,6 +46,7 @@ func defaultConfig() Config {
 		Limits:  web.DefaultLimitOptions(),
 		Auth:    appliance.DefaultAuthOptions(),
 		Agent:   appliance.DefaultAgentConfig(),
+		License: licensing.DefaultOptions(),
 		Log:     logConfig{Level: "info", Format: "text"},
 	}
 }

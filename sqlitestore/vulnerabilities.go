@@ -95,7 +95,8 @@ func (q *queries) UpsertCatalogEntry(ctx context.Context, e appliance.CatalogEnt
 	_, err := q.db.ExecContext(ctx, `INSERT INTO catalog (part, vendor, product, title, deprecated, source, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (part, vendor, product) DO UPDATE SET
 		title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE catalog.title END,
-		deprecated = excluded.deprecated, updated_at = excluded.updated_at`,
+		deprecated = excluded.deprecated, updated_at = excluded.updated_at
+		WHERE (excluded.title <> '' AND excluded.title <> catalog.title) OR excluded.deprecated <> catalog.deprecated`,
 		e.Part, e.Vendor, e.Product, e.Title, e.Deprecated, e.Source, fmtTime(at))
 	return translate(err)
 }

@@ -31,6 +31,7 @@ var (
 	errNoSession         = fmt.Errorf("%w: no valid session; log in first", appliance.ErrUnauthorized)
 	errTOTPDue           = fmt.Errorf("%w: complete two-factor authentication first", appliance.ErrForbidden)
 	errPasswordDue       = fmt.Errorf("%w: your password has expired; change it first", appliance.ErrForbidden)
+	errAdminOnly         = fmt.Errorf("%w: this needs the org_admin role", appliance.ErrForbidden)
 	errNoSecondFactorDue = fmt.Errorf("%w: no two-factor code is due for this session", appliance.ErrConflict)
 )
 

@@ -129,7 +129,7 @@ func byAgentKey(r *http.Request) string {
 
 // limiters holds one keyed limiter per route class.
 type limiters struct {
-	global, login, password, inventory, heartbeat, config, containerScan, containers, kbPush, kbPull *keyedLimiter
+	global, login, password, inventory, heartbeat, config, containerScan, containers, kbPush, kbPull, kbPage *keyedLimiter
 }
 
 func newLimiters(o LimitOptions, now func() time.Time) limiters {
@@ -148,5 +148,6 @@ func newLimiters(o LimitOptions, now func() time.Time) limiters {
 		containers:    k(perMinute(o.ContainersPerMinute)),
 		kbPush:        k(perHourBucket(o.KBPushPerHour)),
 		kbPull:        k(perHourBucket(o.KBPullPerHour)),
+		kbPage:        k(perHourBucket(o.KBPagesPerHour)),
 	}
 }

@@ -22,6 +22,8 @@ type LimitOptions struct {
 	ContainersPerMinute    int  `mapstructure:"containers_per_minute"`
 	KBPushPerHour          int  `mapstructure:"kb_push_per_hour"`
 	KBPullPerHour          int  `mapstructure:"kb_pull_per_hour"`
+	// KBPagesPerHour bounds the continuation pages (offset > 0) of pulls.
+	KBPagesPerHour int `mapstructure:"kb_pages_per_hour"`
 	// MaxKeys bounds the clients tracked per limiter; idle ones are evicted first.
 	MaxKeys int `mapstructure:"max_keys"`
 }
@@ -30,7 +32,7 @@ type LimitOptions struct {
 func DefaultLimitOptions() LimitOptions {
 	return LimitOptions{Enabled: true, GlobalPerDay: 1000, GlobalPerHour: 200, LoginPerMinute: 5, PasswordPerMinute: 3,
 		InventoryPerMinute: 60, HeartbeatPerMinute: 120, ConfigPerMinute: 30, ContainerScanPerMinute: 30,
-		ContainersPerMinute: 60, KBPushPerHour: 1, KBPullPerHour: 1, MaxKeys: 100_000}
+		ContainersPerMinute: 60, KBPushPerHour: 1, KBPullPerHour: 1, KBPagesPerHour: 120, MaxKeys: 100_000}
 }
 
 // A limit is either a burst limit (a token bucket: n per window, refilled evenly) or a quota

@@ -33,23 +33,26 @@ type Engine struct {
 	resolver *resolve.Resolver
 	log      *slog.Logger
 
+	kb         *kbSource
 	matcher    atomic.Pointer[matcher.Index]
 	cveGen     atomic.Int64
 	catalogGen atomic.Int64
+	kbGen      atomic.Int64
 	refreshMu  sync.Mutex
 }
 
 // NewEngine builds an engine; Load fills it.
-func NewEngine(store appliance.Store, index CandidateIndex, kb resolve.KBSource, log *slog.Logger) *Engine {
-	e := &Engine{store: store, index: index, log: log}
+func NewEngine(store appliance.Store, index CandidateIndex, log *slog.Logger) *Engine {
+	e := &Engine{store: store, index: index, log: log, kb: &kbSource{}}
 	var cands resolve.CandidateSource
 	if index != nil {
 		cands = index
 	}
-	e.resolver = resolve.New(nil, cands, kb, resolve.Options{})
+	e.resolver = resolve.New(nil, cands, e.kb, resolve.Options{})
 	e.matcher.Store(matcher.NewBuilder().Build())
 	e.cveGen.Store(-1)
 	e.catalogGen.Store(-1)
+	e.kbGen.Store(-1)
 	return e
 }
 
@@ -60,7 +63,8 @@ func (e *Engine) Resolver() *resolve.Resolver { return e.resolver }
 func (e *Engine) CVEGeneration() int64 { return e.cveGen.Load() }
 
 // Load (re)builds whatever is older than the store: the catalogue (resolver and candidate
-// index) and the match index. It reports what changed.
+// index), the KB mappings and the match index. It reports whether identities may resolve
+// differently (catalogue or KB changed) and whether the CVE data changed.
 func (e *Engine) Load(ctx context.Context) (catalogChanged, cveChanged bool, err error) {
 	e.refreshMu.Lock()
 	defer e.refreshMu.Unlock()
@@ -74,6 +78,20 @@ func (e *Engine) Load(ctx context.Context) (catalogChanged, cveChanged bool, err
 		}
 		e.catalogGen.Store(catGen)
 		catalogChanged = true
+	}
+	kbGen, err := e.store.Generation(ctx, appliance.GenerationKB)
+	if err != nil {
+		return false, false, err
+	}
+	if kbGen != e.kbGen.Load() {
+		n, err := e.kb.load(ctx, e.store)
+		if err != nil {
+			return false, false, err
+		}
+		e.resolver.Invalidate()
+		e.kbGen.Store(kbGen)
+		catalogChanged = true // resolution answers may change: re-resolve the unresolved
+		e.log.Info("KB mappings loaded", slog.Int("mappings", n))
 	}
 	cveGen, err := e.store.Generation(ctx, appliance.GenerationCVE)
 	if err != nil {

@@ -8,6 +8,7 @@ CREATE TABLE generations (
 INSERT INTO generations (name, value) VALUES ('cve', 0), ('catalog', 0), ('kb', 0);
 
 CREATE TABLE catalog (
+    id         INTEGER PRIMARY KEY,
     part       TEXT NOT NULL,
     vendor     TEXT NOT NULL,
     product    TEXT NOT NULL,
@@ -15,8 +16,9 @@ CREATE TABLE catalog (
     deprecated INTEGER NOT NULL DEFAULT 0,
     source     TEXT NOT NULL,
     updated_at TEXT NOT NULL,
-    PRIMARY KEY (part, vendor, product)
-) WITHOUT ROWID;
+    UNIQUE (part, vendor, product)
+);
+CREATE INDEX catalog_updated_idx ON catalog(updated_at, id);
 
 CREATE TABLE cves (
     id             TEXT PRIMARY KEY,

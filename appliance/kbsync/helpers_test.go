@@ -1,0 +1,212 @@
+package kbsync
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
+)
+
+// Real CPE identities from the shared test data.
+const vendorProductTSV = "../../../shared/data/cpe/vendor_product.tsv.gz"
+
+const serverURL = "https://licence.example.test"
+
+func openStore(t testing.TB, name string) *sqlitestore.Store {
+	t.Helper()
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), name), sqlitestore.Options{}, nil)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func keyOf(label string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte(label))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+func signingKey() ed25519.PrivateKey { return keyOf("kbsync-test") }
+
+// testOnlyKey is a key the licence server never uses.
+func testOnlyKey() ed25519.PrivateKey { return keyOf("someone else") }
+
+func foreignPublicKey() string {
+	return license.EncodePublicKey(testOnlyKey().Public().(ed25519.PublicKey))
+}
+
+// direct is a Transport that calls a licence server in process, with its page size capped at
+// maxPage so the client's offset paging is exercised; it counts the calls.
+type direct struct {
+	srv      *licensing.Server
+	maxPage  int
+	pulls    int
+	pushes   int
+	pushedMs []license.Mapping
+}
+
+func (d *direct) Activate(ctx context.Context, _, code, installationID string) (string, error) {
+	act, err := d.srv.Activate(ctx, code, installationID)
+	return act.License, err
+}
+
+func (d *direct) auth(ctx context.Context, cred Credentials) (licensing.Licensee, error) {
+	return d.srv.Authenticate(ctx, cred.Bearer, cred.InstallationID)
+}
+
+func (d *direct) Pull(ctx context.Context, _ string, cred Credentials, since time.Time, hasSince bool, offset, limit int) (Page, error) {
+	d.pulls++
+	who, err := d.auth(ctx, cred)
+	if err != nil {
+		return Page{}, err
+	}
+	q := appliance.PullQuery{Since: since, HasSince: hasSince, Offset: offset, Limit: min(limit, d.maxPage)}
+	var page Page
+	page.Total, err = d.srv.Pull(ctx, who, q, func(m appliance.KBMapping) error {
+		page.Mappings = append(page.Mappings, Mapping{Part: m.Part, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
+			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.Confidence, Retracted: m.Retracted, UpdatedAt: m.UpdatedAt})
+		return nil
+	})
+	page.HasMore = offset+len(page.Mappings) < page.Total
+	return page, err
+}
+
+func (d *direct) Push(ctx context.Context, _ string, cred Credentials, ms []license.Mapping) error {
+	d.pushes++
+	who, err := d.auth(ctx, cred)
+	if err != nil {
+		return err
+	}
+	d.pushedMs = append(d.pushedMs, ms...)
+	_, err = d.srv.Push(ctx, who, cred.InstallationID, cred.Edition, ms)
+	return err
+}
+
+// world is a licence server store and an installation store with a client between them.
+type world struct {
+	server    *sqlitestore.Store
+	lic       *licensing.Server
+	install   *sqlitestore.Store
+	transport *direct
+	client    *Client
+}
+
+func newWorld(t testing.TB, maxPage int) *world {
+	t.Helper()
+	w := &world{server: openStore(t, "server.db"), install: openStore(t, "install.db")}
+	w.lic = licensing.NewServer(w.server, signingKey(), licensing.DefaultOptions())
+	w.transport = &direct{srv: w.lic, maxPage: maxPage}
+	w.client = NewClient(w.install, w.transport, licensing.DefaultOptions(), slog.New(slog.DiscardHandler))
+	return w
+}
+
+func (w *world) publicKey() string { return license.EncodePublicKey(w.lic.PublicKey()) }
+
+// activate gives the installation a licence of edition.
+func (w *world) activate(t testing.TB, edition string, term time.Duration) license.Payload {
+	t.Helper()
+	ctx := context.Background()
+	code, err := w.lic.CreateCode(ctx, edition, term, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.client.Activate(ctx, serverURL, code, w.publicKey())
+	if err != nil {
+		t.Fatalf("activate: %v", err)
+	}
+	return p
+}
+
+// seedServer imports catalog real identities as nvd rows and curates the given mappings.
+func (w *world) seedServer(t testing.TB, catalog int, curated ...license.Mapping) {
+	t.Helper()
+	ctx := context.Background()
+	at := time.Now().UTC()
+	err := w.server.InTx(ctx, func(tx appliance.Tx) error {
+		for _, r := range realRows(t, catalog) {
+			if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Part: r[0], Vendor: r[1], Product: r[2], Source: "nvd"}, at); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range curated {
+		if err := w.lic.Curate(ctx, m); err != nil {
+			t.Fatalf("curate: %v", err)
+		}
+	}
+}
+
+// realRows reads n (part, vendor, product) rows of vendor_product.tsv.gz; a missing file fails.
+func realRows(t testing.TB, n int) [][3]string {
+	t.Helper()
+	f, err := os.Open(vendorProductTSV)
+	if err != nil {
+		t.Fatalf("real data missing: %v", err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][3]string
+	sc := bufio.NewScanner(gz)
+	for sc.Scan() && len(out) < n {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) >= 3 && cols[0] != "part" {
+			out = append(out, [3]string{cols[0], cols[1], cols[2]})
+		}
+	}
+	if len(out) < n {
+		t.Fatalf("%s: %d rows, want %d", vendorProductTSV, len(out), n)
+	}
+	return out
+}
+
+// contents is a stable dump of what a pull or import may change on an installation.
+func contents(t testing.TB, st *sqlitestore.Store) string {
+	t.Helper()
+	ctx := context.Background()
+	var lines []string
+	err := st.EachKBMapping(ctx, func(m appliance.KBMapping) error {
+		lines = append(lines, fmt.Sprintf("kb %s %s %s→%s:%s %.2f", m.Source, m.VendorPattern, m.ProductPattern, m.CPEVendor, m.CPEProduct, m.Confidence))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.EachCatalogEntry(ctx, func(e appliance.CatalogEntry) error {
+		lines = append(lines, fmt.Sprintf("cat %s:%s:%s", e.Part, e.Vendor, e.Product))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	since, _ := st.Setting(ctx, keySince)
+	kbGen, _ := st.Generation(ctx, appliance.GenerationKB)
+	catGen, _ := st.Generation(ctx, appliance.GenerationCatalog)
+	sort.Strings(lines)
+	return fmt.Sprintf("since=%s kb=%d catalog=%d\n%s", since, kbGen, catGen, strings.Join(lines, "\n"))
+}
+
+func mapping(vp, pp, cv, cp string) license.Mapping {
+	return license.Mapping{VendorPattern: vp, ProductPattern: pp, CPEVendor: cv, CPEProduct: cp}
+}

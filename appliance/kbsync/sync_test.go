@@ -1,0 +1,242 @@
+package kbsync
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+)
+
+// publish has three other installations push m, so the server publishes it.
+func (w *world) publish(t testing.TB, m license.Mapping) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range 3 {
+		id := fmt.Sprintf("peer-%d-%s", i, strings.ToLower(m.CPEProduct))
+		code, _ := w.lic.CreateCode(ctx, "professional", time.Hour, "")
+		act, err := w.lic.Activate(ctx, code, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		who, err := w.lic.Authenticate(ctx, license.Credential(act.License), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.lic.Push(ctx, who, id, "professional", []license.Mapping{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSyncPagesIncrementallyAndAppliesRetractions(t *testing.T) {
+	w := newWorld(t, 400)
+	ctx := context.Background()
+	log4j := mapping("Apache Software Foundation", "Apache Log4j", "apache", "log4j")
+	w.seedServer(t, 1000, log4j)
+	w.publish(t, mapping("Igor Pavlov", "7-Zip", "7-zip", "7-zip"))
+	w.activate(t, "standard", time.Hour)
+	if err := w.client.Sync(ctx); err != nil {
+		t.Fatalf("first sync: %v", err)
+	}
+	// 1002 mappings in pages of 400: three pages.
+	if w.transport.pulls != 3 || w.transport.pushes != 0 {
+		t.Errorf("first sync made %d pulls and %d pushes, want 3 and none (standard edition)", w.transport.pulls, w.transport.pushes)
+	}
+	got := contents(t, w.install)
+	if n := strings.Count(got, "\ncat "); n != 1000 || !strings.Contains(got, "kb curated Apache Software Foundation Apache Log4j→apache:log4j 1.00") ||
+		!strings.Contains(got, "kb community Igor Pavlov 7-Zip→7-zip:7-zip 0.50") {
+		t.Fatalf("installation after sync (%d catalogue rows):\n%.600s", n, got)
+	}
+	st, _ := w.client.Status(ctx)
+	if st.Pulled != 1002 || st.LastPull.IsZero() || st.LastError != "" || !st.Licensed || st.Edition != "standard" {
+		t.Errorf("status = %+v, want 1002 pulled, no error", st)
+	}
+	w.transport.pulls = 0
+	if err := w.client.Sync(ctx); err != nil || w.transport.pulls != 1 || contents(t, w.install) != got {
+		t.Errorf("an idle sync: %v, %d pulls, changed=%v; want one empty pull", err, w.transport.pulls, contents(t, w.install) != got)
+	}
+	time.Sleep(2 * time.Millisecond) // the retraction gets a later updated_at than the last sync saw
+	if err := w.lic.Withdraw(ctx, "curated", log4j); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.client.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := contents(t, w.install)
+	if strings.Contains(after, "log4j") || !strings.Contains(after, "7-zip:7-zip") {
+		t.Errorf("after the retraction:\n%.400s\nwant log4j gone, 7-zip kept", after)
+	}
+	if st, _ = w.client.Status(ctx); st.Pulled != 1003 {
+		t.Errorf("pulled = %d, want 1003 (the retraction only)", st.Pulled)
+	}
+}
+
+func TestSyncPushesConfirmedOverrides(t *testing.T) {
+	for _, edition := range []string{"professional", "standard"} {
+		t.Run(edition, func(t *testing.T) {
+			w := newWorld(t, 50000)
+			ctx := context.Background()
+			w.activate(t, edition, time.Hour)
+			err := w.install.InTx(ctx, func(tx appliance.Tx) error {
+				org, err := tx.CreateOrganization(ctx, appliance.Organization{Name: "acme", CreatedAt: time.Now()})
+				if err != nil {
+					return err
+				}
+				return tx.SaveOverride(ctx, appliance.Override{OrganizationID: org, VendorKey: "acme widgets", ProductKey: "totally unknown widget",
+					ReportedVendor: "Acme Widgets", ReportedName: "Totally Unknown Widget", Identity: appliance.Identity{Part: "a", Vendor: "openssl", Product: "openssl"},
+					CreatedAt: time.Now()})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.client.Sync(ctx); err != nil {
+				t.Fatalf("sync: %v", err)
+			}
+			pending, _ := w.install.PendingOverrides(ctx, 500)
+			row, rowErr := w.server.KBMappingByTuple(ctx, "community", license.TupleKey(mapping("Acme Widgets", "Totally Unknown Widget", "openssl", "openssl")))
+			st, _ := w.client.Status(ctx)
+			if edition == "standard" {
+				if w.transport.pushes != 0 || len(pending) != 1 || !errors.Is(rowErr, appliance.ErrNotFound) {
+					t.Errorf("standard edition pushed %d times; %d pending; server row %v", w.transport.pushes, len(pending), rowErr)
+				}
+				return
+			}
+			if w.transport.pushes != 1 || len(pending) != 0 || rowErr != nil || row.ContributionCount != 1 || row.Published ||
+				row.Confidence != license.CommunityConfidenceCap || st.Pushed != 1 || st.LastPush.IsZero() {
+				t.Errorf("pushes %d, pending %d, server row %+v (%v), status %+v", w.transport.pushes, len(pending), row, rowErr, st)
+			}
+			if err := w.client.Sync(ctx); err != nil || w.transport.pushes != 1 {
+				t.Errorf("second sync: %v, %d pushes; nothing new to push", err, w.transport.pushes)
+			}
+		})
+	}
+}
+
+func TestSyncFailuresAreRecorded(t *testing.T) {
+	ctx := context.Background()
+	t.Run("no licence: nothing to do", func(t *testing.T) {
+		w := newWorld(t, 10)
+		st, err := w.client.Status(ctx)
+		if err := w.client.Sync(ctx); err != nil || w.transport.pulls != 0 {
+			t.Errorf("sync without a licence: %v, %d pulls", err, w.transport.pulls)
+		}
+		if err != nil || st.Licensed || !strings.HasPrefix(st.InstallationID, "inst-") {
+			t.Errorf("status = %+v (%v)", st, err)
+		}
+	})
+	t.Run("expired licence", func(t *testing.T) {
+		w := newWorld(t, 10)
+		p := w.activate(t, "professional", time.Hour)
+		w.client.now = func() time.Time { return p.ExpiresAt.Add(time.Second) }
+		err := w.client.Sync(ctx)
+		st, _ := w.client.Status(ctx)
+		if err == nil || w.transport.pulls != 0 || !strings.Contains(st.LastError, "expired") || st.LastErrorAt.IsZero() {
+			t.Errorf("sync: %v, %d pulls, status %+v; want the expiry recorded", err, w.transport.pulls, st)
+		}
+	})
+	t.Run("server refuses", func(t *testing.T) {
+		w := newWorld(t, 10)
+		w.activate(t, "standard", time.Hour)
+		if err := w.install.InTx(ctx, func(tx appliance.Tx) error { return tx.SetSetting(ctx, keyLicense, forgeLicence(t, w)) }); err != nil {
+			t.Fatal(err)
+		}
+		w.client.opts.PublicKey = "" // the forged licence is only read, not verified, without a pinned key
+		if err := w.install.InTx(ctx, func(tx appliance.Tx) error { return tx.SetSetting(ctx, keyPublicKey, "") }); err != nil {
+			t.Fatal(err)
+		}
+		err := w.client.Sync(ctx)
+		st, _ := w.client.Status(ctx)
+		if !errors.Is(err, appliance.ErrUnauthorized) || !strings.Contains(st.LastError, "pull") {
+			t.Errorf("sync with an unknown credential: %v, last error %q", err, st.LastError)
+		}
+	})
+}
+
+// forgeLicence is a licence for the installation signed by a key the server never used.
+func forgeLicence(t testing.TB, w *world) string {
+	t.Helper()
+	id, _ := w.client.InstallationID(context.Background())
+	now := time.Now().UTC().Truncate(time.Second)
+	text, err := license.Sign(testOnlyKey(), license.Payload{LicenseID: "forged", InstallationID: id, Edition: license.EditionStandard,
+		IssuedAt: now, ExpiresAt: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+func TestActivateRefusesAForeignKey(t *testing.T) {
+	w := newWorld(t, 10)
+	ctx := context.Background()
+	code, _ := w.lic.CreateCode(ctx, "professional", time.Hour, "")
+	other := foreignPublicKey()
+	if _, err := w.client.Activate(ctx, serverURL, code, other); err == nil {
+		t.Fatal("a licence signed by another key was accepted")
+	}
+	if st, _ := w.client.Status(ctx); st.Licensed {
+		t.Error("the refused licence was stored")
+	}
+	if _, err := w.client.Activate(ctx, " ", code, ""); err == nil {
+		t.Error("an empty server URL was accepted")
+	}
+	p, err := w.client.Activate(ctx, serverURL+"/", code, w.publicKey())
+	st, _ := w.client.Status(ctx)
+	if err != nil || p.Edition != license.EditionProfessional || st.ServerURL != serverURL || !st.Licensed {
+		t.Errorf("activation: %+v (%v), status %+v", p, err, st)
+	}
+}
+
+func TestImportSnapshot(t *testing.T) {
+	w := newWorld(t, 50000)
+	ctx := context.Background()
+	w.seedServer(t, 300, mapping("Apache Software Foundation", "Apache Log4j", "apache", "log4j"))
+	w.publish(t, mapping("Igor Pavlov", "7-Zip", "7-zip", "7-zip"))
+	var file bytes.Buffer
+	n, err := w.lic.Export(ctx, &file)
+	if err != nil || n != 302 {
+		t.Fatalf("export: %d, %v", n, err)
+	}
+	signed := file.Bytes()
+	tampered := bytes.Clone(signed)
+	tampered[len(tampered)/2] ^= 0x01
+	var unsigned bytes.Buffer
+	gz := gzip.NewWriter(&unsigned)
+	_, _ = gz.Write([]byte(`{"format":"vulnkeeper-kb-snapshot","version":1,"count":0,"mappings":[]}`))
+	_ = gz.Close()
+	foreign := foreignPublicKey()
+	before := contents(t, w.install)
+	refusals := []struct {
+		name string
+		file []byte
+		key  string
+	}{
+		{"one byte flipped", tampered, w.publicKey()},
+		{"unsigned gzip JSON", unsigned.Bytes(), w.publicKey()},
+		{"another server's key", signed, foreign},
+		{"no pinned key", signed, ""},
+	}
+	for _, c := range refusals {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := w.client.ImportSnapshot(ctx, bytes.NewReader(c.file), c.key)
+			var ve *appliance.ValidationError
+			if err == nil || !errors.Is(err, license.ErrBadSignature) && !errors.As(err, &ve) {
+				t.Errorf("import: %v, want a signature or validation error", err)
+			}
+			if after := contents(t, w.install); after != before {
+				t.Errorf("a refused import changed the store")
+			}
+		})
+	}
+	got, err := w.client.ImportSnapshot(ctx, bytes.NewReader(signed), w.publicKey())
+	after := contents(t, w.install)
+	if err != nil || got != 302 || strings.Count(after, "\ncat ") != 300 || !strings.Contains(after, "apache:log4j") || !strings.Contains(after, "7-zip:7-zip") {
+		t.Errorf("import: %d, %v; store:\n%.500s", got, err, after)
+	}
+}

@@ -1,0 +1,156 @@
+package licensing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+)
+
+// Push records an installation's confirmed mappings. Each installation counts once per
+// tuple; a community mapping is published once PublishThreshold installations agree.
+func (s *Server) Push(ctx context.Context, who Licensee, bodyInstallation, editionHeader string, ms []license.Mapping) (int, error) {
+	if who.Expired {
+		return 0, ErrExpired
+	}
+	if who.License.Edition != string(license.EditionProfessional) || !strings.EqualFold(strings.TrimSpace(editionHeader), string(license.EditionProfessional)) {
+		return 0, fmt.Errorf("%w: pushing mappings needs a professional licence and X-Edition: professional", appliance.ErrForbidden)
+	}
+	if bodyInstallation != who.License.InstallationID {
+		return 0, appliance.Invalid("installation_id", "match", "installation_id must equal the X-Installation-ID header")
+	}
+	if err := license.ValidatePush(bodyInstallation, ms); err != nil {
+		return 0, err
+	}
+	now := s.now().UTC()
+	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
+		seen := map[string]bool{}
+		for _, m := range ms {
+			m = m.Trimmed()
+			key := license.TupleKey(m)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if err := s.contribute(ctx, tx, m, key, who.License.InstallationID, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return len(ms), err
+}
+
+func (s *Server) contribute(ctx context.Context, tx appliance.Tx, m license.Mapping, key, installation string, now time.Time) error {
+	row, err := tx.KBMappingByTuple(ctx, appliance.SourceCommunity, key)
+	if errors.Is(err, appliance.ErrNotFound) {
+		row = appliance.KBMapping{Source: appliance.SourceCommunity, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
+			CPEVendor: strings.ToLower(m.CPEVendor), CPEProduct: strings.ToLower(m.CPEProduct), TupleKey: key, CreatedAt: now}
+	} else if err != nil {
+		return err
+	}
+	conf := license.CapConfidence(m.Confidence)
+	if row.ID == 0 {
+		row.Confidence, row.UpdatedAt = conf, now
+		if row.ID, err = tx.UpsertKBMapping(ctx, row); err != nil {
+			return err
+		}
+	}
+	fresh, err := tx.AddContribution(ctx, row.ID, installation, conf, now)
+	if err != nil || !fresh {
+		return err
+	}
+	// The community confidence is the mean of the contributions, never above the cap.
+	row.Confidence = min((row.Confidence*float64(row.ContributionCount)+conf)/float64(row.ContributionCount+1), license.CommunityConfidenceCap)
+	row.ContributionCount++
+	row.Published = row.ContributionCount >= license.PublishThreshold && !row.Retracted
+	row.UpdatedAt = now
+	_, err = tx.UpsertKBMapping(ctx, row)
+	return err
+}
+
+// MaxPullLimit is the most mappings one pull returns.
+const MaxPullLimit = 50000
+
+// Pull streams the published mappings a query selects; total counts them all.
+func (s *Server) Pull(ctx context.Context, who Licensee, q appliance.PullQuery, fn func(appliance.KBMapping) error) (int, error) {
+	if who.Expired {
+		return 0, ErrExpired
+	}
+	switch q.Source {
+	case "", appliance.SourceNVD, appliance.SourceCommunity, appliance.SourceCurated:
+	default:
+		return 0, appliance.Invalid("source", "enum", "source must be all, community, nvd or curated")
+	}
+	if q.Limit <= 0 || q.Limit > MaxPullLimit {
+		q.Limit = MaxPullLimit
+	}
+	if q.Offset < 0 {
+		return 0, appliance.Invalid("offset", "min", "offset must not be negative")
+	}
+	return s.store.PullMappings(ctx, q, fn)
+}
+
+// Curate adds (or updates) an operator-verified mapping, published at once.
+func (s *Server) Curate(ctx context.Context, m license.Mapping) error {
+	if err := license.ValidatePush("operator", []license.Mapping{m}); err != nil {
+		return err
+	}
+	m = m.Trimmed()
+	conf := 1.0
+	if m.Confidence != nil {
+		conf = *m.Confidence
+	}
+	now := s.now().UTC()
+	row := appliance.KBMapping{Source: appliance.SourceCurated, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
+		CPEVendor: strings.ToLower(m.CPEVendor), CPEProduct: strings.ToLower(m.CPEProduct), TupleKey: license.TupleKey(m),
+		Confidence: conf, Published: true, CreatedAt: now, UpdatedAt: now}
+	return s.store.InTx(ctx, func(tx appliance.Tx) error {
+		_, err := tx.UpsertKBMapping(ctx, row)
+		return err
+	})
+}
+
+// Withdraw unpublishes a curated or community mapping everywhere: it stays, marked retracted,
+// so the next pull tells every installation to delete it.
+func (s *Server) Withdraw(ctx context.Context, source string, m license.Mapping) error {
+	key := license.TupleKey(m.Trimmed())
+	return s.store.InTx(ctx, func(tx appliance.Tx) error {
+		row, err := tx.KBMappingByTuple(ctx, source, key)
+		if errors.Is(err, appliance.ErrNotFound) {
+			return fmt.Errorf("%w: no %s mapping %s/%s → %s:%s", appliance.ErrNotFound, source, m.VendorPattern, m.ProductPattern, m.CPEVendor, m.CPEProduct)
+		}
+		if err != nil {
+			return err
+		}
+		row.Published, row.Retracted, row.UpdatedAt = false, true, s.now().UTC()
+		_, err = tx.UpsertKBMapping(ctx, row)
+		return err
+	})
+}
+
+// Sources reports each KB source for operators.
+func (s *Server) Sources(ctx context.Context) ([]appliance.SourceStats, error) {
+	return s.store.KBSourceStats(ctx)
+}
+
+// Export writes a signed snapshot of everything a pull without since would return.
+func (s *Server) Export(ctx context.Context, w io.Writer) (int, error) {
+	snap := license.Snapshot{CreatedAt: s.now().UTC()}
+	q := appliance.PullQuery{Limit: -1}
+	_, err := s.store.PullMappings(ctx, q, func(m appliance.KBMapping) error {
+		snap.Mappings = append(snap.Mappings, license.SnapshotMapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
+			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.Confidence, UpdatedAt: m.UpdatedAt,
+			Retracted: m.Retracted})
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(snap.Mappings), license.WriteSnapshot(w, s.key, snap)
+}
