@@ -115,19 +115,27 @@ func (ix *Index) Candidates(ctx context.Context, vendor, product string, n int) 
 	return out, nil
 }
 
+// candidateQuery requires a shared product word (in product, vendor or title) and lets
+// vendor words only raise the score: a vendor match alone proposes nothing useful and,
+// for large vendors, would score thousands of documents.
 func candidateQuery(vendorWords, productWords []string) query.Query {
-	var clauses []query.Query
+	var productClauses, vendorClauses []query.Query
 	for _, w := range productWords {
-		clauses = append(clauses, term(fieldProduct, w, boostProduct), term(fieldVendor, w, boostProductVendor),
-			term(fieldTitle, w, boostTitle))
+		productClauses = append(productClauses, term(fieldProduct, w, boostProduct),
+			term(fieldVendor, w, boostProductVendor), term(fieldTitle, w, boostTitle))
 	}
-	if len(clauses) == 0 {
+	if len(productClauses) == 0 {
 		return nil
 	}
 	for _, w := range vendorWords {
-		clauses = append(clauses, term(fieldVendor, w, boostVendor))
+		vendorClauses = append(vendorClauses, term(fieldVendor, w, boostVendor))
 	}
-	return bleve.NewDisjunctionQuery(clauses...)
+	q := bleve.NewBooleanQuery()
+	q.AddMust(bleve.NewDisjunctionQuery(productClauses...))
+	if len(vendorClauses) > 0 {
+		q.AddShould(vendorClauses...)
+	}
+	return q
 }
 
 func term(field, word string, boost float64) query.Query {

@@ -50,6 +50,7 @@ func (b *Builder) Add(cveID string, configs []nvd.Configuration) {
 	converted := make([]config, len(configs))
 	for i, c := range configs {
 		converted[i] = config{and: isAND(c.Operator), negate: c.Negate, nodes: b.nodes(c.Nodes)}
+		converted[i].simple = isSimple(&converted[i])
 	}
 	b.cves[b.intern(cveID)] = converted
 }
@@ -62,7 +63,9 @@ func (b *Builder) nodes(in []nvd.Node) []node {
 			matches[j] = occurrence{crit: b.criterionFor(m), vulnerable: m.Vulnerable}
 		}
 		slices.SortStableFunc(matches, func(a, b occurrence) int { return compareUint32(a.crit, b.crit) })
-		out[i] = node{and: isAND(n.Operator), negate: n.Negate, matches: matches, products: b.productCounts(matches)}
+		out[i] = node{and: isAND(n.Operator), negate: n.Negate, matches: matches, products: b.productCounts(matches),
+			vulnerableOnly: !slices.ContainsFunc(matches, func(o occurrence) bool { return !o.vulnerable })}
+		out[i].assumption = b.intern(assumptionText(b.names, &out[i], func(uint32) bool { return false }))
 	}
 	return out
 }
@@ -141,6 +144,14 @@ func (b *Builder) intern(s string) string {
 	return s
 }
 
+func isSimple(c *config) bool {
+	if c.negate || len(c.nodes) != 1 {
+		return false
+	}
+	n := &c.nodes[0]
+	return !n.and && !n.negate && n.vulnerableOnly
+}
+
 func isAND(op string) bool { return strings.EqualFold(op, nvd.OperatorAND) }
 
 func compareUint32(a, b uint32) int {
@@ -161,7 +172,7 @@ func (b *Builder) Build() *Index {
 		names:    slices.Clip(b.names),
 		byName:   maps.Clone(b.byName),
 		cves:     make([]cveEntry, len(ids)),
-		users:    make([][]configRef, len(b.criteria)),
+		users:    make([][]nodeRef, len(b.criteria)),
 	}
 	referenced := make([]bool, len(b.criteria))
 	for i, id := range ids {
@@ -171,6 +182,12 @@ func (b *Builder) Build() *Index {
 	}
 	ix.products = b.buildProducts(referenced)
 	ix.rank = textRanks(ix.criteria)
+	ix.cveIDs = ids
+	ix.critText, ix.critID = make([]string, len(ix.criteria)), make([]string, len(ix.criteria))
+	for i := range ix.criteria {
+		ix.critText[i], ix.critID[i] = ix.criteria[i].text, ix.criteria[i].id
+	}
+	ix.scratch.New = func() any { return new(queryState) }
 	ix.stats.CVEs, ix.stats.Products, ix.stats.Unparsable = len(ids), len(b.names), b.unparsable
 	for _, r := range referenced {
 		if r {

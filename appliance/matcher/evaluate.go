@@ -1,21 +1,11 @@
 package matcher
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-)
+import "slices"
 
 // maxUnknownNodes bounds the assumptions tried per configuration (2^n combinations). NVD
 // configurations have at most three nodes; a configuration with more unknown nodes than this
 // is not reported rather than guessed.
 const maxUnknownNodes = 8
-
-// maxPlatformNames keeps Platform readable for configurations listing dozens of OS releases.
-const maxPlatformNames = 10
-
-// unparsableName stands in Platform for criteria whose CPE name could not be read.
-const unparsableName = "(unparsable criteria)"
 
 // nodeState is a node seen from one query: the value of its criteria that name the queried
 // product, with the product's matching vulnerable criteria as they are (actual) and turned
@@ -54,52 +44,43 @@ type outcome struct {
 	platform string
 }
 
-// evaluateCVE reports the CVE through the candidate configuration needing the fewest assumptions.
-func (ix *Index) evaluateCVE(cve *cveEntry, candidates []configRef, qs *queryState) (Finding, bool) {
+// evaluateCVE reports the CVE through the hit configuration needing the fewest assumptions,
+// the first such in configuration order. Hits of simple configurations are decided without
+// touching the configuration.
+func (ix *Index) evaluateCVE(cve uint32, hits []hit, qs *queryState) (Finding, bool) {
 	var best outcome
 	found := false
-	for _, ref := range candidates {
-		o, ok := ix.evaluateConfig(&cve.configs[ref.config], qs)
+	for len(hits) > 0 && (!found || best.cost > 0) {
+		n := 1
+		for n < len(hits) && hits[n].config == hits[0].config {
+			n++
+		}
+		o, ok := outcome{crit: hits[0].crit}, true
+		if !hits[0].simple {
+			o, ok = ix.evaluateConfig(&ix.cves[cve].configs[hits[0].config], hits[:n], qs)
+		}
 		if ok && (!found || o.cost < best.cost) {
 			best, found = o, true
 		}
+		hits = hits[n:]
 	}
 	if !found {
 		return Finding{}, false
 	}
-	c := &ix.criteria[best.crit]
-	return Finding{CVEID: cve.id, Criteria: c.text, MatchCriteriaID: c.id, Platform: best.platform}, true
+	return Finding{CVEID: ix.cveIDs[cve], Criteria: ix.critText[best.crit], MatchCriteriaID: ix.critID[best.crit],
+		Platform: best.platform}, true
 }
 
 // evaluateConfig tries every assignment of the unknown nodes and keeps the one needing the
 // fewest assumptions under which the queried product's vulnerable match decides the result.
-func (ix *Index) evaluateConfig(c *config, qs *queryState) (outcome, bool) {
+func (ix *Index) evaluateConfig(c *config, hits []hit, qs *queryState) (outcome, bool) {
 	var buf [4]nodeState
-	states := buf[:0]
-	unknowns, vulnerable := 0, false
-	var crit uint32
-	for i := range c.nodes {
-		s := ix.nodeState(&c.nodes[i], qs)
-		if s.unknown {
-			unknowns++
-		}
-		if s.hasVulnerable && (!vulnerable || ix.rank[s.vulnerableMatch] < ix.rank[crit]) {
-			crit, vulnerable = s.vulnerableMatch, true
-		}
-		states = append(states, s)
-	}
+	states, unknowns := ix.nodeStates(c, hits, qs, buf[:0])
+	crit, vulnerable := ix.leastVulnerableMatch(states)
 	if !vulnerable || unknowns > maxUnknownNodes {
 		return outcome{}, false
 	}
-	cost, mask := -1, uint32(0)
-	for m := uint32(0); m < 1<<unknowns; m++ {
-		if !combine(c, states, m, false) || combine(c, states, m, true) {
-			continue
-		}
-		if n := assumptions(states, m); cost < 0 || n < cost {
-			cost, mask = n, m
-		}
-	}
+	cost, mask := cheapestAssumptions(c, states, unknowns)
 	if cost < 0 {
 		return outcome{}, false
 	}
@@ -108,6 +89,52 @@ func (ix *Index) evaluateConfig(c *config, qs *queryState) (outcome, bool) {
 		o.platform = ix.platform(c.nodes, states, mask, qs)
 	}
 	return o, true
+}
+
+// nodeStates evaluates every node, handing each its first hit (hits are ordered by node).
+func (ix *Index) nodeStates(c *config, hits []hit, qs *queryState, states []nodeState) ([]nodeState, int) {
+	unknowns := 0
+	for i := range c.nodes {
+		for len(hits) > 0 && hits[0].node < uint32(i) {
+			hits = hits[1:]
+		}
+		var first *hit
+		if len(hits) > 0 && hits[0].node == uint32(i) {
+			first = &hits[0]
+		}
+		s := ix.nodeState(&c.nodes[i], first, qs)
+		if s.unknown {
+			unknowns++
+		}
+		states = append(states, s)
+	}
+	return states, unknowns
+}
+
+// leastVulnerableMatch picks, across nodes, the matching vulnerable criterion first in text order.
+func (ix *Index) leastVulnerableMatch(states []nodeState) (crit uint32, ok bool) {
+	for i := range states {
+		if states[i].hasVulnerable && (!ok || ix.rank[states[i].vulnerableMatch] < ix.rank[crit]) {
+			crit, ok = states[i].vulnerableMatch, true
+		}
+	}
+	return crit, ok
+}
+
+// cheapestAssumptions returns the fewest assumptions (and their mask) under which the
+// configuration holds and would not without the queried product's vulnerable matches;
+// cost -1 when no assignment does.
+func cheapestAssumptions(c *config, states []nodeState, unknowns int) (cost int, mask uint32) {
+	cost = -1
+	for m := uint32(0); m < 1<<unknowns; m++ {
+		if !combine(c, states, m, false) || combine(c, states, m, true) {
+			continue
+		}
+		if n := assumptions(states, m); cost < 0 || n < cost {
+			cost, mask = n, m
+		}
+	}
+	return cost, mask
 }
 
 // combine evaluates the configuration; bit k of mask is the k-th unknown node's assumption.
@@ -142,16 +169,20 @@ func assumptions(states []nodeState, mask uint32) int {
 	return cost
 }
 
-func (ix *Index) nodeState(n *node, qs *queryState) nodeState {
+// nodeState evaluates a node for the query. first is the node's first hit, nil without one;
+// a node of vulnerable criteria only is decided by it, other nodes naming the queried product
+// are walked.
+func (ix *Index) nodeState(n *node, first *hit, qs *queryState) nodeState {
 	s := nodeState{and: n.and, negate: n.negate}
-	known := uint32(0)
-	for _, p := range qs.products {
-		i, found := slices.BinarySearchFunc(n.products, p, func(pc productCount, p uint32) int { return compareUint32(pc.product, p) })
-		if found {
-			known += n.products[i].count
-		}
-	}
+	known := knownCount(n, qs)
 	s.unknown = known < uint32(len(n.matches))
+	if !n.and && n.vulnerableOnly {
+		s.actual = first != nil
+		if first != nil {
+			s.vulnerableMatch, s.hasVulnerable = first.crit, true
+		}
+		return s
+	}
 	matched, matchedVulnerable := 0, 0
 	if known > 0 {
 		matched, matchedVulnerable = ix.countMatched(n, qs, &s)
@@ -166,8 +197,26 @@ func (ix *Index) nodeState(n *node, qs *queryState) nodeState {
 	return s
 }
 
-// countMatched counts the node's criteria that the query matches, walking whichever of the
-// node and the matched set is shorter.
+// knownCount is how many of the node's criteria name the queried product.
+func knownCount(n *node, qs *queryState) uint32 {
+	if len(n.products) == 1 {
+		if qs.names(n.products[0].product) {
+			return n.products[0].count
+		}
+		return 0
+	}
+	known := uint32(0)
+	for _, p := range qs.products {
+		i, found := slices.BinarySearchFunc(n.products, p, func(pc productCount, p uint32) int { return compareUint32(pc.product, p) })
+		if found {
+			known += n.products[i].count
+		}
+	}
+	return known
+}
+
+// countMatched counts the node's criteria that the query matches, walking the node when it is
+// no longer than the matched set and searching it for each matched criterion otherwise.
 func (ix *Index) countMatched(n *node, qs *queryState, s *nodeState) (matched, vulnerable int) {
 	count := func(m occurrence) {
 		matched++
@@ -199,62 +248,4 @@ func (ix *Index) noteVulnerable(s *nodeState, crit uint32) {
 	if !s.hasVulnerable || ix.rank[crit] < ix.rank[s.vulnerableMatch] {
 		s.vulnerableMatch, s.hasVulnerable = crit, true
 	}
-}
-
-// platform spells out the assumptions of an outcome: "on a:b, c:d; not on e:f", names sorted.
-func (ix *Index) platform(nodes []node, states []nodeState, mask uint32, qs *queryState) string {
-	var present, absent []string
-	bit := 0
-	for i := range states {
-		if !states[i].unknown {
-			continue
-		}
-		x := mask&(1<<bit) != 0
-		bit++
-		switch {
-		case !states[i].assumption(x):
-		case states[i].negate:
-			absent = ix.appendOthers(absent, &nodes[i], qs)
-		default:
-			present = ix.appendOthers(present, &nodes[i], qs)
-		}
-	}
-	slices.Sort(present)
-	slices.Sort(absent)
-	return joinPlatform(present, absent)
-}
-
-func (ix *Index) appendOthers(names []string, n *node, qs *queryState) []string {
-	for _, pc := range n.products {
-		if qs.names(pc.product) {
-			continue
-		}
-		name := unparsableName
-		if pc.product != noProduct {
-			name = ix.names[pc.product].String()
-		}
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-func joinPlatform(present, absent []string) string {
-	var parts []string
-	if len(present) > 0 {
-		parts = append(parts, "on "+joinNames(present))
-	}
-	if len(absent) > 0 {
-		parts = append(parts, "not on "+joinNames(absent))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func joinNames(names []string) string {
-	if len(names) <= maxPlatformNames {
-		return strings.Join(names, ", ")
-	}
-	more := len(names) - maxPlatformNames
-	return strings.Join(names[:maxPlatformNames], ", ") + " and " + strconv.Itoa(more) + " more"
 }

@@ -3,18 +3,24 @@ package matcher
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Index answers vulnerability queries; build it with a Builder. It is immutable.
 type Index struct {
 	criteria []criterion
-	users    [][]configRef // per criterion: the configurations using it as vulnerable
-	rank     []uint32   // per criterion: its position in criteria text order
+	users    [][]nodeRef // per criterion: the nodes using it as vulnerable
+	rank     []uint32    // per criterion: its position in criteria text order
+	// Columns read for every finding, kept apart from the structs for locality.
+	cveIDs   []string // per CVE
+	critText []string // per criterion: criteria as NVD writes it
+	critID   []string // per criterion: matchCriteriaId
 	names    []VendorProduct
 	byName   map[VendorProduct]uint32
 	products []productEntry
 	cves     []cveEntry // ordered by CVE id
 	stats    Stats
+	scratch  sync.Pool // of *queryState
 }
 
 type cveEntry struct {
@@ -24,13 +30,19 @@ type cveEntry struct {
 
 type config struct {
 	and, negate bool
-	nodes       []node
+	// simple marks the common shape decided by its hits alone: one plain OR node of
+	// vulnerable criteria.
+	simple bool
+	nodes  []node
 }
 
 type node struct {
 	and, negate bool
 	matches     []occurrence   // sorted by criterion
 	products    []productCount // distinct products named, by product id
+	// vulnerableOnly marks nodes without platform criteria: for them the hits alone decide.
+	vulnerableOnly bool
+	assumption     string // Platform text when the node's products are assumed (see assumptionText)
 }
 
 type occurrence struct {
@@ -46,48 +58,63 @@ type productCount struct {
 func (ix *Index) Stats() Stats { return ix.stats }
 
 // Match returns one Finding per CVE affecting the queried product, ordered by CVE id.
+// It is safe for concurrent use.
 func (ix *Index) Match(q Query) []Finding {
-	qs := ix.newQueryState(q)
-	if len(qs.products) == 0 {
+	qs := ix.scratch.Get().(*queryState)
+	defer ix.scratch.Put(qs)
+	if !ix.resolve(q, qs) {
 		return nil
 	}
-	candidates := ix.candidates(qs.matched)
-	findings := make([]Finding, 0, len(candidates))
-	for len(candidates) > 0 {
-		cve := candidates[0].cve
+	qs.hits = ix.hits(qs.matched, qs.hits[:0])
+	hits := qs.hits
+	findings := make([]Finding, 0, distinctCVEs(hits))
+	for len(hits) > 0 {
 		n := 1
-		for n < len(candidates) && candidates[n].cve == cve {
+		for n < len(hits) && hits[n].cve == hits[0].cve {
 			n++
 		}
-		if f, ok := ix.evaluateCVE(&ix.cves[cve], candidates[:n], &qs); ok {
+		if f, ok := ix.evaluateCVE(hits[0].cve, hits[:n], qs); ok {
 			findings = append(findings, f)
 		}
-		candidates = candidates[n:]
+		hits = hits[n:]
 	}
 	return findings
 }
 
-// queryState is a query resolved against the index: its products and the criteria it matches.
-type queryState struct {
-	products []uint32
-	matched  []uint32 // sorted criterion ids that the product, version and update satisfy
+func distinctCVEs(hits []hit) int {
+	n := 0
+	for i := range hits {
+		if i == 0 || hits[i].cve != hits[i-1].cve {
+			n++
+		}
+	}
+	return n
 }
 
-func (ix *Index) newQueryState(q Query) queryState {
-	var qs queryState
+// queryState is a query resolved against the index: its products and the criteria it matches.
+// Its buffers are reused between queries through Index.scratch.
+type queryState struct {
+	products   []uint32
+	matched    []uint32 // sorted criterion ids that the product, version and update satisfy
+	candidates []uint32
+	hits       []hit
+}
+
+// resolve fills qs for q and reports whether the index knows any of q's products.
+func (ix *Index) resolve(q Query, qs *queryState) bool {
+	qs.products, qs.matched = qs.products[:0], qs.matched[:0]
 	for _, alias := range q.Aliases {
 		if id, ok := ix.byName[alias]; ok && !slices.Contains(qs.products, id) {
 			qs.products = append(qs.products, id)
 		}
 	}
 	if len(qs.products) == 0 {
-		return qs
+		return false
 	}
 	v := parseQueryVersion(q.Version)
-	var candidates []uint32
 	for _, p := range qs.products {
-		candidates = ix.products[p].versionCandidates(v, candidates[:0])
-		for _, id := range candidates {
+		qs.candidates = ix.products[p].versionCandidates(v, qs.candidates[:0])
+		for _, id := range qs.candidates {
 			c := &ix.criteria[id]
 			if c.matchesPart(q.Part) && c.matchesUpdate(q.Update) {
 				qs.matched = append(qs.matched, id)
@@ -96,7 +123,7 @@ func (ix *Index) newQueryState(q Query) queryState {
 	}
 	slices.Sort(qs.matched)
 	qs.matched = slices.Compact(qs.matched)
-	return qs
+	return true
 }
 
 func (qs *queryState) names(product uint32) bool { return slices.Contains(qs.products, product) }
@@ -104,44 +131,6 @@ func (qs *queryState) names(product uint32) bool { return slices.Contains(qs.pro
 func (qs *queryState) matches(crit uint32) bool {
 	_, found := slices.BinarySearch(qs.matched, crit)
 	return found
-}
-
-// configRef names one configuration of one CVE.
-type configRef struct {
-	cve, config uint32
-}
-
-func compareConfigRefs(a, b configRef) int {
-	if c := compareUint32(a.cve, b.cve); c != 0 {
-		return c
-	}
-	return compareUint32(a.config, b.config)
-}
-
-// candidates are the configurations that use a matched criterion as vulnerable — the only ones
-// that can report a CVE — in CVE id order.
-func (ix *Index) candidates(matched []uint32) []configRef {
-	var out []configRef
-	for _, crit := range matched {
-		out = append(out, ix.users[crit]...)
-	}
-	slices.SortFunc(out, compareConfigRefs)
-	return slices.Compact(out)
-}
-
-func (ix *Index) addUsers(cve uint32, referenced []bool) {
-	for ci, c := range ix.cves[cve].configs {
-		ref := configRef{cve: cve, config: uint32(ci)}
-		for _, n := range c.nodes {
-			for _, m := range n.matches {
-				referenced[m.crit] = true
-				users := ix.users[m.crit]
-				if m.vulnerable && (len(users) == 0 || users[len(users)-1] != ref) {
-					ix.users[m.crit] = append(users, ref)
-				}
-			}
-		}
-	}
 }
 
 // compareCVEIDs orders CVE ids by year, then sequence number numerically

@@ -15,11 +15,12 @@
 //     true while the queried product's matching vulnerable criteria are what make it true
 //     (with them false it would be false). Platform-only criteria (vulnerable:false) can
 //     therefore never produce a finding on their own.
-//   - Assumptions are recorded in Finding.Platform, the fewest possible: a node of other
-//     products assumed present reads "on vendor:product, …"; a negated node whose products are
-//     assumed absent reads "not on vendor:product, …". So a negated node means "the host does
-//     not have these": naming the queried product it is simply false when the product
-//     matches; naming others it is assumed to hold, and says so.
+//   - Assumptions are recorded in Finding.Platform, the fewest possible, one per node joined by
+//     "; ": a node of other products assumed present reads "on vendor:product, …" (names
+//     sorted, at most ten); a negated node whose products are assumed absent reads
+//     "not on vendor:product, …". So a negated node means "the host does not have these":
+//     naming the queried product it is simply false when the product matches; naming others
+//     it is assumed to hold, and says so.
 package matcher
 
 // VendorProduct is one spelling of a product identity, with CPE values unescaped ("notepad++").

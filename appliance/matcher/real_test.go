@@ -77,7 +77,7 @@ func TestMatchRealPlatformConfigurations(t *testing.T) {
 func TestMatchAgreesWithBruteForce(t *testing.T) {
 	ix := loadIndex(t, filepath.Join(dataDir, "nvd", "nvdcve-2.0-2015.json.gz"),
 		filepath.Join(dataDir, "nvd", "nvdcve-2.0-modified.json.gz"))
-	queries := boundQueries(ix, rand.New(rand.NewPCG(1, 2)), 400)
+	queries := boundQueries(ix, rand.New(rand.NewPCG(1, 2)), 400, true)
 	findings := 0
 	for _, q := range queries {
 		got, want := ix.Match(q), bruteForce(ix, q)
@@ -92,7 +92,7 @@ func TestMatchAgreesWithBruteForce(t *testing.T) {
 }
 
 func bruteForce(ix *Index, q Query) []Finding {
-	qs := queryState{}
+	var qs queryState
 	for _, a := range q.Aliases {
 		if id, ok := ix.byName[a]; ok {
 			qs.products = append(qs.products, id)
@@ -106,15 +106,27 @@ func bruteForce(ix *Index, q Query) []Finding {
 	}
 	var out []Finding
 	for i := range ix.cves {
-		all := make([]configRef, len(ix.cves[i].configs))
-		for c := range all {
-			all[c] = configRef{cve: uint32(i), config: uint32(c)}
-		}
-		if f, ok := ix.evaluateCVE(&ix.cves[i], all, &qs); ok {
+		if f, ok := ix.evaluateCVE(uint32(i), scanHits(ix, uint32(i), &qs), &qs); ok {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// scanHits finds a CVE's hits by walking all its criteria instead of the users lists.
+func scanHits(ix *Index, cve uint32, qs *queryState) []hit {
+	var hits []hit
+	for ci, c := range ix.cves[cve].configs {
+		for ni, n := range c.nodes {
+			for _, m := range n.matches {
+				if m.vulnerable && qs.matches(m.crit) {
+					hits = append(hits, hit{nodeRef{cve, uint32(ci), uint32(ni), c.simple}, m.crit, ix.rank[m.crit]})
+				}
+			}
+		}
+	}
+	slices.SortFunc(hits, compareHits)
+	return hits
 }
 
 // admitsByText re-derives the version rule from the criterion's strings, without the index.
@@ -143,15 +155,20 @@ func admitsByText(c *criterion, v string) bool {
 	return lo && hi
 }
 
-// boundQueries samples n queries at the versions the data names: range bounds and exact versions.
-func boundQueries(ix *Index, rng *rand.Rand, n int) []Query {
+// boundQueries samples n queries at the versions the data names: the range bounds of
+// vulnerable criteria and, with exact set, their exact versions too.
+func boundQueries(ix *Index, rng *rand.Rand, n int, exact bool) []Query {
 	var pool []Query
 	for i := range ix.criteria {
 		c := &ix.criteria[i]
 		if c.product == noProduct || len(ix.users[i]) == 0 {
 			continue
 		}
-		for _, v := range []string{c.lo.v.String(), c.hi.v.String(), c.exact.String()} {
+		versions := []string{c.lo.v.String(), c.hi.v.String()}
+		if exact {
+			versions = append(versions, c.exact.String())
+		}
+		for _, v := range versions {
 			if v != "" {
 				pool = append(pool, Query{Aliases: []VendorProduct{ix.names[c.product]}, Version: v})
 			}

@@ -110,20 +110,13 @@ func parseGroup(group []string) []VendorProduct {
 	return out
 }
 
-// projectSpellings pairs "x" with "x_project" and the product's own name with its project.
+// projectSpellings pairs a vendor "x" with "x_project", in both directions.
 func projectSpellings(vendor, product string) []string {
 	base := strings.TrimSuffix(vendor, "_project")
 	if base != vendor {
 		return []string{base}
 	}
-	spellings := []string{vendor + "_project"}
-	if vendor == product {
-		return spellings
-	}
-	if vendor == product+"_project" {
-		return append(spellings, product)
-	}
-	return spellings
+	return []string{vendor + "_project"}
 }
 
 func aliasSet(list []VendorProduct) map[VendorProduct]bool {

@@ -179,3 +179,27 @@ func TestAliases(t *testing.T) {
 		}
 	}
 }
+
+// FuzzResolve: any reported pair resolves to a known method without panicking, and an
+// accepted identity is never empty.
+func FuzzResolve(f *testing.F) {
+	for _, c := range evalSeeds(f) {
+		f.Add(c[0], c[1])
+	}
+	r := New(smallCatalog(), &fakeIndex{candidates: []Candidate{{Vendor: "videolan", Product: "vlc_media_player"}}}, nil, Options{})
+	f.Fuzz(func(t *testing.T, vendor, product string) {
+		got, err := r.Resolve(context.Background(), nil, vendor, product)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch got.Method {
+		case MethodUnresolved:
+		case MethodExact, MethodFuzzy:
+			if got.Vendor == "" || got.Product == "" {
+				t.Fatalf("%q/%q resolved to an empty identity: %+v", vendor, product, got)
+			}
+		default:
+			t.Fatalf("unexpected method %q", got.Method)
+		}
+	})
+}

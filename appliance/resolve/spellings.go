@@ -87,7 +87,7 @@ func stripSoname(name string) string {
 		return name[:i]
 	}
 	trimmed := strings.TrimSuffix(name, "g")
-	if trimmed == name || !isDigit(trimmed[len(trimmed)-1]) {
+	if trimmed == name || trimmed == "" || !isDigit(trimmed[len(trimmed)-1]) {
 		trimmed = name
 	}
 	trimmed = strings.TrimRight(trimmed, "0123456789.")
