@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -9,12 +10,17 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
+	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
+	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
+	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 	"github.com/vulnkeeper/vulnkeeper/data"
 	"github.com/vulnkeeper/vulnkeeper/kbindex"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
@@ -57,15 +63,36 @@ func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(ad
 	}
 	defer st.Close()
 	var inv *inventory.Service
-	if !licenseServer {
+	containers, remediation := scans.NewContainers(st, log), scans.NewRemediation(st, log)
+	var lic *licensing.Server
+	var kb *kbsync.Client
+	if licenseServer {
+		key, created, err := license.LoadOrCreateKey(cfg.Storage.DataDir)
+		if err != nil {
+			return err
+		}
+		if created {
+			log.Info("created the licence signing key", slog.String("public_key", license.EncodePublicKey(key.Public().(ed25519.PublicKey))))
+		}
+		lic = licensing.NewServer(st, key, cfg.License)
+	} else {
 		idx := kbindex.NewLive(filepath.Join(cfg.Storage.DataDir, "kbindex"))
 		defer idx.Close()
 		if inv, err = startInventory(ctx, st, idx, cfg, log); err != nil {
 			return err
 		}
+		inv.OnFindingsChanged(func(ctx context.Context) {
+			if n, err := remediation.AutoResolve(ctx); err != nil {
+				log.Error("closing assignments whose finding disappeared failed", slog.Any("error", err))
+			} else if n > 0 {
+				log.Info("assignments resolved because their finding disappeared", slog.Int("assignments", n))
+			}
+		})
+		kb = kbsync.NewClient(st, web.NewKBClient(), cfg.License, log)
 	}
 	srv, err := web.NewServer(web.Deps{
-		Options: cfg.Server, Limits: cfg.Limits, Accounts: appliance.NewAccounts(st, cfg.Auth), Inventory: inv,
+		Options: cfg.Server, Limits: cfg.Limits, Accounts: appliance.NewAccounts(st, cfg.Auth), Inventory: inv, Licensing: lic, KBSync: kb,
+		Containers: containers, Remediation: remediation,
 		AgentConfig: cfg.Agent, Sessions: st.SessionStore(), OpenAPI: data.OpenAPI, LicenseServer: licenseServer, Log: log,
 	})
 	if err != nil {
@@ -78,6 +105,11 @@ func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(ad
 	go maintain(ctx, st, log)
 	if inv != nil {
 		go watchImports(ctx, st, inv, log)
+		go kb.Run(ctx, func(ctx context.Context) {
+			if err := inv.Refresh(ctx); err != nil {
+				log.Error("refresh after a KB sync failed", slog.Any("error", err))
+			}
+		})
 	}
 	srv.SetReady(true)
 	mode := "installation"
@@ -216,10 +248,11 @@ func startInventory(ctx context.Context, st *sqlitestore.Store, idx *kbindex.Liv
 	if loaded {
 		log.Info("empty database: loaded the starter catalogue and the demo CVE feed")
 	}
-	inv := inventory.NewService(st, inventory.NewEngine(st, idx, nil, log), cfg.Agent, log)
+	inv := inventory.NewService(st, inventory.NewEngine(st, idx, log), cfg.Agent, log)
 	if err := inv.Refresh(ctx); err != nil {
 		return nil, err
 	}
+	debug.FreeOSMemory() // the index builds leave much garbage; give it back before serving
 	return inv, nil
 }
 
@@ -243,5 +276,6 @@ func watchImports(ctx context.Context, st *sqlitestore.Store, inv *inventory.Ser
 		if err := inv.Refresh(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("refresh after an import failed", slog.Any("error", err))
 		}
+		debug.FreeOSMemory()
 	}
 }

@@ -17,6 +17,9 @@ type Reader interface {
 	AccountReader
 	SoftwareReader
 	VulnerabilityReader
+	ContainerReader
+	RemediationReader
+	LicenseReader
 }
 
 // Tx is the view of the store inside one write transaction.
@@ -25,6 +28,9 @@ type Tx interface {
 	AccountWriter
 	SoftwareWriter
 	VulnerabilityWriter
+	ContainerWriter
+	RemediationWriter
+	LicenseWriter
 }
 
 // AccountReader looks up organizations, people and agent keys.

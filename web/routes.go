@@ -40,17 +40,39 @@ func (s *Server) routeTable() []route {
 		{"DELETE", "/api/products/:id", s.person(stageFull, l.global), fn(s.deleteProduct)},
 		{"GET", "/api/resolution/review", s.person(stageFull, l.global), fn(s.resolutionReview)},
 
+		{"GET", "/api/containers", s.person(stageFull, l.containers), fn(s.listContainers)},
+		{"GET", "/api/containers/:id", s.person(stageFull, l.containers), fn(s.getContainer)},
+		{"GET", "/api/remediation/assignments", s.person(stageFull, l.global), fn(s.listAssignments)},
+		{"POST", "/api/remediation/assignments", s.person(stageFull, l.global), fn(s.createAssignment)},
+		{"GET", "/api/remediation/assignments/:id", s.person(stageFull, l.global), fn(s.getAssignment)},
+		{"PUT", "/api/remediation/assignments/:id", s.person(stageFull, l.global), fn(s.updateAssignment)},
+		{"DELETE", "/api/remediation/assignments/:id", s.person(stageFull, l.global), fn(s.deleteAssignment)},
+		{"GET", "/api/sla/policy", s.person(stageFull, l.global), fn(s.getSLAPolicy)},
+		{"PUT", "/api/sla/policy", s.person(stageFull, l.global), fn(s.putSLAPolicy)},
+
+		{"GET", "/api/kb/status", s.person(stageFull, l.global), fn(s.kbStatus)},
+
 		{"POST", "/api/agent/inventory", s.agent(l.inventory), fn(s.submitInventory)},
 		{"POST", "/api/agent/heartbeat", s.agent(l.heartbeat), fn(s.heartbeat)},
 		{"GET", "/api/agent/config", s.agent(l.config), fn(s.agentConfig)},
+		{"POST", "/api/agent/container-scan", s.agent(l.containerScan), fn(s.containerScan)},
 	}
 }
 
 // licenseRoutes serve only /api/v1 and health on a licence server.
 func (s *Server) licenseRoutes() []route {
+	l := s.lim
 	fn := func(f http.HandlerFunc) http.Handler { return f }
 	return []route{
 		{"GET", "/healthz", s.bare, fn(s.health)},
+		{"POST", "/api/v1/license/activate", s.open, fn(s.activate)},
+		{"POST", "/api/v1/heartbeat", s.licensed, fn(s.licenseHeartbeat)},
+		{"POST", "/api/v1/verify-signed", s.licensed, fn(s.verifySigned)},
+		{"GET", "/api/v1/releases/latest", s.open, fn(s.latestRelease)},
+		{"POST", "/api/v1/kb/mappings/push", s.licensee(l.kbPush), fn(s.kbPush)},
+		{"GET", "/api/v1/kb/mappings/pull", s.licensee(nil), s.pullLimits(fn(s.kbPull))},
+		{"GET", "/api/v1/admin/datasources", s.adminOnly, fn(s.datasources)},
+		{"GET", "/api/v1/admin/datasources/:source", s.adminOnly, fn(s.datasources)},
 	}
 }
 

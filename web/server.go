@@ -18,6 +18,9 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
+	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
+	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 )
 
 // Options configure the listener and the HTTP server.
@@ -50,6 +53,10 @@ type Deps struct {
 	Accounts      *appliance.Accounts
 	AgentConfig   appliance.AgentConfig
 	Inventory     *inventory.Service
+	Containers    *scans.Containers
+	Remediation   *scans.Remediation
+	Licensing     *licensing.Server
+	KBSync        *kbsync.Client
 	Sessions      scs.Store
 	OpenAPI       []byte // data/openapi.yaml
 	LicenseServer bool
@@ -59,17 +66,21 @@ type Deps struct {
 
 // Server routes requests to the services.
 type Server struct {
-	opts      Options
-	accounts  *appliance.Accounts
-	agentCfg  appliance.AgentConfig
-	inventory *inventory.Service
-	sessions  *scs.SessionManager
-	log       *slog.Logger
-	openapi   []byte // JSON
-	license   bool
-	ready     atomic.Bool
-	lim       limiters
-	handler   http.Handler
+	opts        Options
+	accounts    *appliance.Accounts
+	agentCfg    appliance.AgentConfig
+	inventory   *inventory.Service
+	containers  *scans.Containers
+	remediation *scans.Remediation
+	licensing   *licensing.Server
+	kbsync      *kbsync.Client
+	sessions    *scs.SessionManager
+	log         *slog.Logger
+	openapi     []byte // JSON
+	license     bool
+	ready       atomic.Bool
+	lim         limiters
+	handler     http.Handler
 }
 
 // NewServer builds the route table for an installation or, with LicenseServer, a licence server.
@@ -84,7 +95,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapi document: %w", err)
 	}
-	s := &Server{opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now)}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	router := httprouter.New()

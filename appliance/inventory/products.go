@@ -193,10 +193,10 @@ func (s *Service) UpdateProduct(ctx context.Context, orgID, userID, id int64, in
 		if err != nil {
 			return ProductDetail{}, err
 		}
-		err = s.confirm(ctx, p, userID, identity, update)
-		if err != nil {
+		if err := s.confirm(ctx, p, userID, identity, update); err != nil {
 			return ProductDetail{}, err
 		}
+		s.findingsChanged(ctx)
 		return s.Product(ctx, orgID, id)
 	case (in.CPE != nil && strings.TrimSpace(*in.CPE) == "") || renamed:
 		if err := s.identify(ctx, &p, nil); err != nil {
@@ -216,6 +216,7 @@ func (s *Service) UpdateProduct(ctx context.Context, orgID, userID, id int64, in
 	if err != nil {
 		return ProductDetail{}, err
 	}
+	s.findingsChanged(ctx)
 	return s.Product(ctx, orgID, id)
 }
 
@@ -276,7 +277,7 @@ func (s *Service) DeleteProduct(ctx context.Context, orgID, id int64) error {
 		return productErr(err, id)
 	}
 	now := s.now().UTC()
-	return s.store.InTx(ctx, func(tx appliance.Tx) error {
+	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
 		p.DeletedAt, p.UpdatedAt, p.MatchGeneration = now, now, -1
 		if err := tx.UpdateProduct(ctx, p); err != nil {
 			return err
@@ -284,6 +285,10 @@ func (s *Service) DeleteProduct(ctx context.Context, orgID, id int64) error {
 		_, err := tx.ReplaceMatches(ctx, p.ID, nil, -1, now)
 		return err
 	})
+	if err == nil {
+		s.findingsChanged(ctx)
+	}
+	return err
 }
 
 // ReviewEntry is an unresolved reported pair with its best candidates.

@@ -75,6 +75,7 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
+	s.findingsChanged(ctx)
 	return res, nil
 }
 

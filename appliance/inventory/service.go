@@ -19,6 +19,18 @@ type Service struct {
 	agent  appliance.AgentConfig
 	log    *slog.Logger
 	now    func() time.Time
+	// afterChange runs after a commit that may have made findings disappear (remediation
+	// closes the assignments whose finding is gone).
+	afterChange func(context.Context)
+}
+
+// OnFindingsChanged registers fn to run after inventories, re-matching and product changes.
+func (s *Service) OnFindingsChanged(fn func(context.Context)) { s.afterChange = fn }
+
+func (s *Service) findingsChanged(ctx context.Context) {
+	if s.afterChange != nil {
+		s.afterChange(ctx)
+	}
 }
 
 // NewService builds the service over the store and a loaded engine.
@@ -154,6 +166,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 		}
 		if n > 0 {
 			s.log.Info("products re-matched", slog.Int("products", n), slog.Int("stale_matches_removed", removed))
+			s.findingsChanged(ctx)
 		}
 	}
 	return nil

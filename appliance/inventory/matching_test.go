@@ -1,0 +1,189 @@
+package inventory_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
+)
+
+// TestConformanceMatches has the expectations of the conformance inventory group, on the
+// same fixtures imported through the Importer.
+func TestConformanceMatches(t *testing.T) {
+	w := newWorld(t, catalogMini, nvdMini, kevMini)
+	w.submit(t, w.acme, report("host-a", hostA...))
+	w.submit(t, w.acme, report("host-b", item("Google LLC", "Google Chrome", "116.0.5845.187"), item("openssl", "openssl", "1.1.1w")))
+	cases := []struct {
+		vendor, name, version string
+		cpe, resolution       string
+		want, notWant         []string
+	}{
+		{"openssl", "openssl", "1.1.1k", "cpe:2.3:a:openssl:openssl:1.1.1k:*:*:*:*:*:*:*", appliance.ResolutionExact,
+			[]string{"CVE-2021-3711", "CVE-2022-0778"}, nil},
+		{"Google LLC", "Google Chrome", "116.0.5845.96", "cpe:2.3:a:google:chrome:116.0.5845.96:*:*:*:*:*:*:*", "",
+			[]string{"CVE-2023-4863"}, nil},
+		{"Google LLC", "Google Chrome", "116.0.5845.187", "cpe:2.3:a:google:chrome:116.0.5845.187:*:*:*:*:*:*:*", "",
+			nil, []string{"CVE-2023-4863"}},
+		{"Notepad++ Team", "Notepad++ (64-bit x64)", "8.5.6", `cpe:2.3:a:notepad-plus-plus:notepad\+\+:8.5.6:*:*:*:*:*:*:*`, "",
+			[]string{"CVE-2023-40031"}, nil},
+		{"Apache Software Foundation", "Apache Log4j", "2.17.1", "cpe:2.3:a:apache:log4j:2.17.1:*:*:*:*:*:*:*", "",
+			nil, []string{"CVE-2021-44228"}},
+		{"Igor Pavlov", "7-Zip 21.07 (x64)", "21.07", "cpe:2.3:a:7-zip:7-zip:21.07:*:*:*:*:*:*:*", "",
+			[]string{"CVE-2099-10001"}, nil},
+		{"Acme Widgets", "Totally Unknown Widget", "1.0", "", appliance.ResolutionUnresolved, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name+" "+c.version, func(t *testing.T) {
+			d := w.product(t, c.vendor, c.name, c.version)
+			got := cveIDs(d)
+			if cpe := inventory.CPE(d.Product); cpe != c.cpe {
+				t.Errorf("cpe = %q, want %q", cpe, c.cpe)
+			}
+			if c.resolution != "" && d.Resolution != c.resolution {
+				t.Errorf("resolution = %q, want %q", d.Resolution, c.resolution)
+			}
+			for _, id := range c.want {
+				if !slices.Contains(got, id) {
+					t.Errorf("vulnerabilities %v lack %s", got, id)
+				}
+			}
+			for _, id := range c.notWant {
+				if slices.Contains(got, id) {
+					t.Errorf("vulnerabilities %v include %s", got, id)
+				}
+			}
+			if c.cpe == "" && len(got) != 0 {
+				t.Errorf("an unresolved product has vulnerabilities %v", got)
+			}
+		})
+	}
+}
+
+func TestSeverityScoreAndKEV(t *testing.T) {
+	w := newWorld(t, catalogMini, nvdMini, kevMini)
+	w.submit(t, w.acme, report("host-a", hostA...))
+	d := w.product(t, "openssl", "openssl", "1.1.1k")
+	i := slices.IndexFunc(d.Vulnerabilities, func(v appliance.ProductVulnerability) bool { return v.CVEID == "CVE-2021-3711" })
+	if i < 0 {
+		t.Fatalf("CVE-2021-3711 not among %v", cveIDs(d))
+	}
+	v := d.Vulnerabilities[i]
+	if v.Severity != "critical" || !v.HasScore || v.Score != 9.8 || v.Criteria == "" || v.MatchID == 0 {
+		t.Errorf("CVE-2021-3711 = %+v, want severity critical, score 9.8, criteria and a match id", v)
+	}
+	chrome := w.product(t, "Google LLC", "Google Chrome", "116.0.5845.96")
+	for _, v := range chrome.Vulnerabilities {
+		if v.CVEID == "CVE-2023-4863" && (!v.KEV || v.KEVDue.IsZero()) {
+			t.Errorf("CVE-2023-4863 = %+v, want kev with a due date (kev-mini.json)", v)
+		}
+	}
+}
+
+// TestLiveRematch imports a feed into the store a loaded service works on: Refresh brings
+// the new CVE onto the product, as the running server does after a CLI import.
+func TestLiveRematch(t *testing.T) {
+	w := newWorld(t, catalogMini, nvdMini)
+	w.submit(t, w.acme, report("host-a", hostA...))
+	if got := cveIDs(w.product(t, "openssl", "openssl", "1.1.1k")); slices.Contains(got, "CVE-2022-2068") {
+		t.Fatalf("CVE-2022-2068 present before its feed was imported: %v", got)
+	}
+	importFile(t, w.importer, nvdLive)
+	if got := cveIDs(w.product(t, "openssl", "openssl", "1.1.1k")); slices.Contains(got, "CVE-2022-2068") {
+		t.Fatalf("CVE-2022-2068 present before Refresh: %v", got)
+	}
+	if err := w.service.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := cveIDs(w.product(t, "openssl", "openssl", "1.1.1k"))
+	if !slices.Contains(got, "CVE-2022-2068") || !slices.Contains(got, "CVE-2021-3711") {
+		t.Errorf("after Refresh: %v, want CVE-2022-2068 beside CVE-2021-3711", got)
+	}
+	n, removed, err := w.service.RematchStale(context.Background())
+	if err != nil || n != 0 || removed != 0 {
+		t.Errorf("RematchStale after Refresh = %d products, %d removed, %v; want nothing left to do", n, removed, err)
+	}
+}
+
+// TestOverrideAppliesToEveryVersion confirms a cpe on an unresolved product: every version
+// reported that way takes the identity, resolution "override", and is matched.
+func TestOverrideAppliesToEveryVersion(t *testing.T) {
+	w := newWorld(t, catalogMini, nvdMini)
+	w.submit(t, w.acme, report("host-a", item("Acme Widgets", "Totally Unknown Widget", "1.1.1k"), item("Acme Widgets", "Totally Unknown Widget", "3.0.0")))
+	w.submit(t, w.globex, report("host-g", item("Acme Widgets", "Totally Unknown Widget", "1.1.1k")))
+	p := w.product(t, "Acme Widgets", "Totally Unknown Widget", "1.1.1k")
+	if p.Resolution != appliance.ResolutionUnresolved {
+		t.Fatalf("before the override: resolution %q %+v, want unresolved", p.Resolution, p.Identity)
+	}
+	cpe := "cpe:2.3:a:openssl:openssl:1.1.1k:*:*:*:*:*:*:*"
+	d, err := w.service.UpdateProduct(context.Background(), w.acme, 0, p.ID, inventory.ProductInput{CPE: &cpe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Resolution != appliance.ResolutionOverride || inventory.CPE(d.Product) != cpe || !slices.Contains(cveIDs(d), "CVE-2021-3711") {
+		t.Errorf("after PUT cpe: %s %q %v, want override, %s and CVE-2021-3711", d.Resolution, inventory.CPE(d.Product), cveIDs(d), cpe)
+	}
+	other := w.product(t, "Acme Widgets", "Totally Unknown Widget", "3.0.0")
+	if other.Resolution != appliance.ResolutionOverride || other.Identity != d.Identity {
+		t.Errorf("other version: %s %+v, want the override identity %+v", other.Resolution, other.Identity, d.Identity)
+	}
+	w.submit(t, w.acme, report("host-a", item("Acme Widgets", "Totally Unknown Widget", "1.1.1l")))
+	if later := w.product(t, "Acme Widgets", "Totally Unknown Widget", "1.1.1l"); later.Resolution != appliance.ResolutionOverride {
+		t.Errorf("a version reported after the override: resolution %q, want override", later.Resolution)
+	}
+	g, err := w.store.ProductByKey(context.Background(), w.globex, appliance.ProductKey{Vendor: "Acme Widgets", Name: "Totally Unknown Widget", Version: "1.1.1k"})
+	if err != nil || g.Resolution != appliance.ResolutionUnresolved {
+		t.Errorf("globex's product = %+v (%v), want it untouched by acme's override", g, err)
+	}
+}
+
+func TestReviewListsUnresolvedPairs(t *testing.T) {
+	w := newWorld(t, catalogMini)
+	unknown := item("Acme Widgets", "Totally Unknown Widget", "1.0")
+	w.submit(t, w.acme, report("host-a", unknown, hostA[0]))
+	w.submit(t, w.acme, report("host-b", unknown, item("Acme Widgets", "Totally Unknown Widget", "2.0")))
+	w.submit(t, w.acme, report("host-c", item("Other", "Rare Tool", "1")))
+	items, err := w.service.Review(context.Background(), w.acme, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 2 || items[0].Name != "Totally Unknown Widget" || items[0].HostCount != 2 || len(items[0].ProductIDs) != 2 ||
+		items[1].Name != "Rare Tool" || items[1].HostCount != 1 {
+		t.Errorf("review = %+v, want the widget on 2 hosts (2 versions) then Rare Tool on 1", items)
+	}
+	if g, err := w.service.Review(context.Background(), w.globex, 100); err != nil || len(g) != 0 {
+		t.Errorf("globex's review = %+v, %v; want empty", g, err)
+	}
+}
+
+func TestDeleteProduct(t *testing.T) {
+	w := newWorld(t, catalogMini, nvdMini)
+	w.submit(t, w.acme, report("host-a", hostA...))
+	ctx := context.Background()
+	d := w.product(t, "openssl", "openssl", "1.1.1k")
+	if err := w.service.DeleteProduct(ctx, w.globex, d.ID); !errors.Is(err, appliance.ErrNotFound) {
+		t.Errorf("another organization deletes: err = %v, want ErrNotFound", err)
+	}
+	if err := w.service.DeleteProduct(ctx, w.acme, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.service.Product(ctx, w.acme, d.ID); !errors.Is(err, appliance.ErrNotFound) {
+		t.Errorf("get after delete: err = %v, want ErrNotFound", err)
+	}
+	if err := w.service.DeleteProduct(ctx, w.acme, d.ID); !errors.Is(err, appliance.ErrNotFound) {
+		t.Errorf("second delete: err = %v, want ErrNotFound", err)
+	}
+	vulns, err := w.store.ProductVulnerabilities(ctx, w.acme, d.ID)
+	if err != nil || len(vulns) != 0 {
+		t.Errorf("matches after delete = %v (%v), want none", vulns, err)
+	}
+	sum := w.submit(t, w.acme, report("host-a", hostA...))
+	if sum.ProductsUpdated != 1 || sum.InstallationsCreated != 0 {
+		t.Errorf("re-reported deleted product: %+v, want it revived (1 updated) on its kept installation", sum)
+	}
+	if back := w.product(t, "openssl", "openssl", "1.1.1k"); !slices.Contains(cveIDs(back), "CVE-2021-3711") {
+		t.Errorf("revived product matches %v, want CVE-2021-3711 again", cveIDs(back))
+	}
+}
