@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
@@ -29,6 +31,27 @@ func kbRows(t *testing.T, dataDir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// seedCommunity stores m as a published community mapping in the licence server's data dir.
+func seedCommunity(t *testing.T, dataDir string, m license.Mapping) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, filepath.Join(dataDir, "vulnkeeper.db"), sqlitestore.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now().UTC()
+	err = st.InTx(ctx, func(tx appliance.Tx) error {
+		_, err := tx.UpsertKBMapping(ctx, appliance.KBMapping{Source: "community", VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
+			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, TupleKey: license.TupleKey(m), Confidence: 0.9, ContributionCount: 3,
+			Published: true, CreatedAt: now, UpdatedAt: now})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func wantStdoutMatch(pattern string) func(t *testing.T, r cliResult) {
@@ -69,6 +92,8 @@ func TestCLILicenceServerAndSnapshot(t *testing.T) {
 	var publicKey string
 	curated := []string{"--vendor-pattern", "Apache Software Foundation", "--product-pattern", "Apache Log4j", "--cpe-vendor", "apache", "--cpe-product", "log4j"}
 	other := []string{"--vendor-pattern", "Igor Pavlov", "--product-pattern", "7-Zip", "--cpe-vendor", "7-zip", "--cpe-product", "7-zip"}
+	community := []string{"--vendor-pattern", "Google LLC", "--product-pattern", "Google Chrome", "--cpe-vendor", "google", "--cpe-product", "chrome"}
+	seedCommunity(t, server, license.Mapping{VendorPattern: "Google LLC", ProductPattern: "Google Chrome", CPEVendor: "google", CPEProduct: "chrome"})
 	runSteps(t, server, []cliStep{
 		{"create-code", "", []string{"license", "create-code", "--edition", "professional", "--valid-for", "365d", "--customer", "Example"}, 0, func(t *testing.T, r cliResult) {
 			if code := lastLine(r.stdout); !regexp.MustCompile(`^VK-[A-Z0-9-]{25,}$`).MatchString(code) {
@@ -96,7 +121,8 @@ func TestCLILicenceServerAndSnapshot(t *testing.T) {
 		{"curate add a wildcard", "", []string{"kb", "curate", "add", "--vendor-pattern", "a", "--product-pattern", "b", "--cpe-vendor", "*", "--cpe-product", "x"}, 1, wantStderrHas("cpe_vendor")},
 		{"curate remove", "", append([]string{"kb", "curate", "remove"}, other...), 0, wantStdout("curated mapping withdrawn\n")},
 		{"retract an unknown community mapping", "", append([]string{"kb", "retract"}, other...), 1, wantStderrHas("not found")},
-		{"export", "", []string{"kb", "export", snapshot}, 0, wantStdout("2 mappings written to " + snapshot + "\n")},
+		{"retract a community mapping", "", append([]string{"kb", "retract"}, community...), 0, wantStdout("community mapping retracted\n")},
+		{"export", "", []string{"kb", "export", snapshot}, 0, wantStdout("3 mappings written to " + snapshot + "\n")},
 		{"export refuses to overwrite", "", []string{"kb", "export", snapshot}, 1, nil},
 	})
 	signed, err := os.ReadFile(snapshot)
@@ -113,9 +139,9 @@ func TestCLILicenceServerAndSnapshot(t *testing.T) {
 		{"status without a licence", "", []string{"license", "status"}, 0, wantStdoutMatch(`^no licence \(installation inst-[0-9a-f]+\); activate with`)},
 		{"import without a key", "", []string{"kb", "import", snapshot}, 1, wantStderrHas("public key")},
 		{"import a tampered file", "", []string{"kb", "import", "--public-key", publicKey, tampered}, 1, wantStderrHas("signature")},
-		{"import", "", []string{"kb", "import", "--public-key", publicKey, snapshot}, 0, wantStdout(snapshot + ": 2 mappings verified and applied\n")},
+		{"import", "", []string{"kb", "import", "--public-key", publicKey, snapshot}, 0, wantStdout(snapshot + ": 3 mappings verified and applied\n")},
 	})
-	// The withdrawn curated mapping arrives retracted and is not stored.
+	// The withdrawn curated and the retracted community mappings arrive retracted and are not stored.
 	if got := kbRows(t, install); len(got) != 1 || got[0] != "curated Apache Software Foundation/Apache Log4j→apache:log4j" {
 		t.Errorf("installation KB after import = %v", got)
 	}

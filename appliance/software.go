@@ -81,6 +81,12 @@ type Installation struct {
 	RemovedAt time.Time
 }
 
+// InstalledProduct is a live installation with its product.
+type InstalledProduct struct {
+	Installation
+	Product Product
+}
+
 // MatchInput is one finding to store for a product.
 type MatchInput struct {
 	CVEID, Criteria, Platform string

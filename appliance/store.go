@@ -61,13 +61,18 @@ type AccountWriter interface {
 // SoftwareReader looks up hosts, products and their installations, always within one organization.
 type SoftwareReader interface {
 	AssetByHostname(ctx context.Context, hostname string) (Asset, error)
-	ProductByKey(ctx context.Context, orgID int64, key ProductKey) (Product, error)
+	// ProductsByKeys finds products, deleted or not, by natural key; counts are not filled.
+	ProductsByKeys(ctx context.Context, orgID int64, keys []ProductKey) (map[ProductKey]Product, error)
 	ProductByID(ctx context.Context, orgID, id int64) (Product, error)
 	ListProducts(ctx context.Context, f ProductFilter) ([]Product, int, error)
 	ProductAssets(ctx context.Context, orgID, productID int64) ([]AssetRef, error)
 	ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]ProductVulnerability, error)
 	LiveInstallations(ctx context.Context, assetID int64) ([]Installation, error)
+	LiveInstalledProducts(ctx context.Context, assetID int64) ([]InstalledProduct, error)
 	OverrideFor(ctx context.Context, orgID int64, vendorKey, productKey string) (Override, error)
+	HasOverrides(ctx context.Context, orgID int64) (bool, error)
+	// OverridesFor returns the overrides among normalized (vendor, product) keys.
+	OverridesFor(ctx context.Context, orgID int64, keys [][2]string) (map[[2]string]Identity, error)
 	// ProductsToMatch lists products whose matches are older than generation (or all when
 	// generation < 0), at most limit, after the id after.
 	ProductsToMatch(ctx context.Context, generation int64, after int64, limit int) ([]Product, error)

@@ -24,13 +24,13 @@ func (q *queries) OrganizationByID(ctx context.Context, id int64) (appliance.Org
 func (q *queries) organization(ctx context.Context, query string, arg any) (appliance.Organization, error) {
 	var o appliance.Organization
 	var created string
-	err := q.db.QueryRowContext(ctx, query, arg).Scan(&o.ID, &o.Name, &created)
+	err := q.queryRow(ctx, query, arg).Scan(&o.ID, &o.Name, &created)
 	o.CreatedAt = parseTime(created)
 	return o, translate(err)
 }
 
 func (q *queries) Organizations(ctx context.Context) ([]appliance.Organization, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT id, name, created_at FROM organizations ORDER BY id`)
+	rows, err := q.query(ctx, `SELECT id, name, created_at FROM organizations ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (q *queries) user(ctx context.Context, query string, args ...any) (applianc
 	var u appliance.User
 	var role, changed, created string
 	var lastLogin sql.NullString
-	err := q.db.QueryRowContext(ctx, query, args...).Scan(&u.ID, &u.OrganizationID, &u.Username, &role, &u.PasswordHash,
+	err := q.queryRow(ctx, query, args...).Scan(&u.ID, &u.OrganizationID, &u.Username, &role, &u.PasswordHash,
 		&changed, &u.MustChangePassword, &u.TOTPSecret, &u.TOTPEnabled, &created, &lastLogin)
 	if err != nil {
 		return appliance.User{}, translate(err)
@@ -104,13 +104,13 @@ func (q *queries) CreateAgentKey(ctx context.Context, k appliance.AgentKey) (int
 }
 
 func (q *queries) AgentKeyByHash(ctx context.Context, hash string) (appliance.AgentKey, error) {
-	row := q.db.QueryRowContext(ctx, `SELECT `+agentKeyColumns+` FROM agent_keys WHERE key_hash = ?`, hash)
+	row := q.queryRow(ctx, `SELECT `+agentKeyColumns+` FROM agent_keys WHERE key_hash = ?`, hash)
 	k, err := scanAgentKey(row)
 	return k, translate(err)
 }
 
 func (q *queries) AgentKeys(ctx context.Context, orgID int64) ([]appliance.AgentKey, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT `+agentKeyColumns+` FROM agent_keys WHERE organization_id = ? ORDER BY id`, orgID)
+	rows, err := q.query(ctx, `SELECT `+agentKeyColumns+` FROM agent_keys WHERE organization_id = ? ORDER BY id`, orgID)
 	if err != nil {
 		return nil, err
 	}

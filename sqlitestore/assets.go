@@ -15,7 +15,7 @@ func (q *queries) AssetByHostname(ctx context.Context, hostname string) (applian
 	var a appliance.Asset
 	var created, seen string
 	var inv sql.NullString
-	err := q.db.QueryRowContext(ctx, `SELECT `+assetColumns+` FROM assets WHERE hostname = ?`, hostname).Scan(
+	err := q.queryRow(ctx, `SELECT `+assetColumns+` FROM assets WHERE hostname = ?`, hostname).Scan(
 		&a.ID, &a.OrganizationID, &a.Hostname, &a.FQDN, &a.IPAddress, &a.OSName, &a.OSVersion, &a.OSKernel,
 		&a.AgentID, &a.AgentVersion, &created, &seen, &inv)
 	if err != nil {
@@ -40,7 +40,7 @@ func (q *queries) UpdateAsset(ctx context.Context, a appliance.Asset) error {
 }
 
 func (q *queries) LiveInstallations(ctx context.Context, assetID int64) ([]appliance.Installation, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT id, asset_id, product_id, path, created_at, updated_at
+	rows, err := q.query(ctx, `SELECT id, asset_id, product_id, path, created_at, updated_at
 		FROM installations WHERE asset_id = ? AND removed_at IS NULL`, assetID)
 	if err != nil {
 		return nil, err
@@ -75,6 +75,35 @@ func (q *queries) RemoveInstallation(ctx context.Context, id int64, at time.Time
 
 func (q *queries) CountLiveInstallations(ctx context.Context, productID int64) (int, error) {
 	var n int
-	err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM installations WHERE product_id = ? AND removed_at IS NULL`, productID).Scan(&n)
+	err := q.queryRow(ctx, `SELECT count(*) FROM installations WHERE product_id = ? AND removed_at IS NULL`, productID).Scan(&n)
 	return n, err
+}
+
+// LiveInstalledProducts returns the host's live installations with their products (counts
+// not filled), in one query: on an unchanged resubmission this is all reconciliation reads.
+func (q *queries) LiveInstalledProducts(ctx context.Context, assetID int64) ([]appliance.InstalledProduct, error) {
+	rows, err := q.query(ctx, `SELECT i.id, i.asset_id, i.product_id, i.path, i.created_at, i.updated_at, `+leanProductColumns+`
+		FROM installations i JOIN products p ON p.id = i.product_id WHERE i.asset_id = ? AND i.removed_at IS NULL`, assetID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []appliance.InstalledProduct
+	for rows.Next() {
+		var ip appliance.InstalledProduct
+		var created, updated string
+		p := &ip.Product
+		var pCreated, pUpdated string
+		var deleted sql.NullString
+		if err := rows.Scan(&ip.ID, &ip.AssetID, &ip.ProductID, &ip.Path, &created, &updated,
+			&p.ID, &p.OrganizationID, &p.Vendor, &p.Name, &p.Version, &p.Identity.Part, &p.Identity.Vendor, &p.Identity.Product,
+			&p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.MatchGeneration, &pCreated, &pUpdated,
+			&deleted, &p.AssetCount, &p.VulnerabilityCount); err != nil {
+			return nil, err
+		}
+		ip.CreatedAt, ip.UpdatedAt = parseTime(created), parseTime(updated)
+		p.CreatedAt, p.UpdatedAt, p.DeletedAt = parseTime(pCreated), parseTime(pUpdated), nullTime(deleted)
+		out = append(out, ip)
+	}
+	return out, rows.Err()
 }

@@ -30,10 +30,10 @@ func scanContainerImage(s scanner) (appliance.ContainerImage, error) {
 func (q *queries) ListContainerImages(ctx context.Context, f appliance.ContainerFilter) ([]appliance.ContainerImage, int, error) {
 	cond, args := containerConditions(f)
 	var total int
-	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM container_images ci WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := q.queryRow(ctx, `SELECT count(*) FROM container_images ci WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.db.QueryContext(ctx, `SELECT `+containerColumns+` FROM container_images ci WHERE `+cond+`
+	rows, err := q.query(ctx, `SELECT `+containerColumns+` FROM container_images ci WHERE `+cond+`
 		ORDER BY ci.last_scanned DESC, ci.id DESC LIMIT ? OFFSET ?`, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	if err != nil {
 		return nil, 0, err
@@ -70,20 +70,20 @@ func containerConditions(f appliance.ContainerFilter) (string, []any) {
 }
 
 func (q *queries) ContainerImageByID(ctx context.Context, orgID, id int64) (appliance.ContainerImage, error) {
-	img, err := scanContainerImage(q.db.QueryRowContext(ctx, `SELECT `+containerColumns+` FROM container_images ci
+	img, err := scanContainerImage(q.queryRow(ctx, `SELECT `+containerColumns+` FROM container_images ci
 		WHERE ci.id = ? AND ci.organization_id = ?`, id, orgID))
 	return img, translate(err)
 }
 
 func (q *queries) ContainerImageByDigest(ctx context.Context, orgID int64, digest string) (appliance.ContainerImage, error) {
-	img, err := scanContainerImage(q.db.QueryRowContext(ctx, `SELECT `+containerColumns+` FROM container_images ci
+	img, err := scanContainerImage(q.queryRow(ctx, `SELECT `+containerColumns+` FROM container_images ci
 		WHERE ci.organization_id = ? AND (ci.image_id = ? OR ci.digest = ?)
 		ORDER BY ci.last_scanned DESC, ci.id DESC LIMIT 1`, orgID, digest, digest))
 	return img, translate(err)
 }
 
 func (q *queries) ContainerFindings(ctx context.Context, orgID, imageID int64) ([]appliance.ContainerFinding, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT v.cve_id, v.package_name, v.installed_version, v.fixed_version, v.severity,
+	rows, err := q.query(ctx, `SELECT v.cve_id, v.package_name, v.installed_version, v.fixed_version, v.severity,
 		v.title, v.description, v.target, v.type, c.score, k.cve_id IS NOT NULL
 		FROM container_vulnerabilities v JOIN container_images ci ON ci.id = v.container_image_id
 		LEFT JOIN cves c ON c.id = v.cve_id LEFT JOIN kev k ON k.cve_id = v.cve_id
@@ -109,7 +109,7 @@ func (q *queries) ContainerFindings(ctx context.Context, orgID, imageID int64) (
 }
 
 func (q *queries) ScannedSeverities(ctx context.Context, orgID int64, cveID string) ([]string, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT DISTINCT v.severity FROM container_vulnerabilities v
+	rows, err := q.query(ctx, `SELECT DISTINCT v.severity FROM container_vulnerabilities v
 		JOIN container_images ci ON ci.id = v.container_image_id WHERE ci.organization_id = ? AND v.cve_id = ?`, orgID, cveID)
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (q *queries) ScannedSeverities(ctx context.Context, orgID int64, cveID stri
 
 func (q *queries) SaveContainerImage(ctx context.Context, img appliance.ContainerImage) (int64, error) {
 	var id int64
-	err := q.db.QueryRowContext(ctx, `INSERT INTO container_images (organization_id, hostname, image_name, image_tag, image_id,
+	err := q.queryRow(ctx, `INSERT INTO container_images (organization_id, hostname, image_name, image_tag, image_id,
 		digest, scanner, last_scanned, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id, hostname, image_name, image_tag, image_id) DO UPDATE SET
 		digest = excluded.digest, scanner = excluded.scanner, last_scanned = excluded.last_scanned
@@ -146,7 +146,7 @@ const findingInsert = `INSERT INTO container_vulnerabilities (container_image_id
 	installed_version, fixed_version, severity, title, description, target, type) VALUES `
 
 func (q *queries) ReplaceContainerFindings(ctx context.Context, imageID int64, fs []appliance.ContainerFinding) error {
-	if _, err := q.db.ExecContext(ctx, `DELETE FROM container_vulnerabilities WHERE container_image_id = ?`, imageID); err != nil {
+	if _, err := q.exec(ctx, `DELETE FROM container_vulnerabilities WHERE container_image_id = ?`, imageID); err != nil {
 		return err
 	}
 	for start := 0; start < len(fs); start += findingsPerInsert {
@@ -157,7 +157,7 @@ func (q *queries) ReplaceContainerFindings(ctx context.Context, imageID int64, f
 				f.Title, f.Description, f.Target, f.Type)
 		}
 		placeholders := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(batch)), ", ")
-		if _, err := q.db.ExecContext(ctx, findingInsert+placeholders, args...); err != nil {
+		if _, err := q.exec(ctx, findingInsert+placeholders, args...); err != nil {
 			return translate(err)
 		}
 	}

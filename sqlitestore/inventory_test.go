@@ -106,7 +106,9 @@ func TestInstallationHistory(t *testing.T) {
 	ids := createProducts(t, st, newProduct(s.orgA, "v", "p", "1"), newProduct(s.orgA, "v", "q", "1"))
 	asset, installs := host(t, st, s.orgA, "h1", ids...)
 	ctx := context.Background()
-	if err := inTx(st, func(ctx context.Context, tx appliance.Tx) error { return tx.RemoveInstallation(ctx, installs[0], t0.Add(time.Hour)) }); err != nil {
+	if err := inTx(st, func(ctx context.Context, tx appliance.Tx) error {
+		return tx.RemoveInstallation(ctx, installs[0], t0.Add(time.Hour))
+	}); err != nil {
 		t.Fatal(err)
 	}
 	err := inTx(st, func(ctx context.Context, tx appliance.Tx) error { return tx.RemoveInstallation(ctx, installs[0], t0) })

@@ -18,7 +18,7 @@ func (q *queries) ActivationCodeByHash(ctx context.Context, hash string) (applia
 	var secs int64
 	var created string
 	var licID, inst sql.NullString
-	err := q.db.QueryRowContext(ctx, `SELECT c.id, c.code_hash, c.edition, c.valid_seconds, c.customer, c.created_at, l.id, l.installation_id
+	err := q.queryRow(ctx, `SELECT c.id, c.code_hash, c.edition, c.valid_seconds, c.customer, c.created_at, l.id, l.installation_id
 		FROM activation_codes c LEFT JOIN licenses l ON l.code_id = c.id WHERE c.code_hash = ?`, hash).Scan(
 		&c.ID, &c.Hash, &c.Edition, &secs, &c.Customer, &created, &licID, &inst)
 	c.ValidFor, c.CreatedAt, c.LicenseID, c.Installation = time.Duration(secs)*time.Second, parseTime(created), licID.String, inst.String
@@ -26,7 +26,7 @@ func (q *queries) ActivationCodeByHash(ctx context.Context, hash string) (applia
 }
 
 func (q *queries) CreateLicense(ctx context.Context, l appliance.License) error {
-	_, err := q.db.ExecContext(ctx, `INSERT INTO licenses (id, code_id, installation_id, edition, customer, issued_at, expires_at, credential_hash)
+	_, err := q.exec(ctx, `INSERT INTO licenses (id, code_id, installation_id, edition, customer, issued_at, expires_at, credential_hash)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, l.ID, l.CodeID, l.InstallationID, l.Edition, l.Customer, fmtTime(l.IssuedAt),
 		fmtTime(l.ExpiresAt), l.CredentialHash)
 	return translate(err)
@@ -37,7 +37,7 @@ const licenseColumns = `id, code_id, installation_id, edition, customer, issued_
 func (q *queries) license(ctx context.Context, where string, arg any) (appliance.License, error) {
 	var l appliance.License
 	var issued, expires string
-	err := q.db.QueryRowContext(ctx, `SELECT `+licenseColumns+` FROM licenses WHERE `+where, arg).Scan(
+	err := q.queryRow(ctx, `SELECT `+licenseColumns+` FROM licenses WHERE `+where, arg).Scan(
 		&l.ID, &l.CodeID, &l.InstallationID, &l.Edition, &l.Customer, &issued, &expires, &l.CredentialHash)
 	l.IssuedAt, l.ExpiresAt = parseTime(issued), parseTime(expires)
 	return l, translate(err)
@@ -66,10 +66,10 @@ func (q *queries) PullMappings(ctx context.Context, pq appliance.PullQuery, fn f
 		since = fmtTime(pq.Since)
 	}
 	var total int
-	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM (`+pullUnion+`) WHERE updated_at > ?2`, pq.Source, since).Scan(&total); err != nil {
+	if err := q.queryRow(ctx, `SELECT count(*) FROM (`+pullUnion+`) WHERE updated_at > ?2`, pq.Source, since).Scan(&total); err != nil {
 		return 0, err
 	}
-	rows, err := q.db.QueryContext(ctx, `SELECT * FROM (`+pullUnion+`) WHERE updated_at > ?2
+	rows, err := q.query(ctx, `SELECT * FROM (`+pullUnion+`) WHERE updated_at > ?2
 		ORDER BY updated_at, id, source LIMIT ?3 OFFSET ?4`, pq.Source, since, pq.Limit, pq.Offset)
 	if err != nil {
 		return 0, err
@@ -103,12 +103,12 @@ func scanKB(s scanner) (appliance.KBMapping, error) {
 }
 
 func (q *queries) KBMappingByTuple(ctx context.Context, source, tupleKey string) (appliance.KBMapping, error) {
-	m, err := scanKB(q.db.QueryRowContext(ctx, `SELECT `+kbColumns+` FROM kb_mappings WHERE source = ? AND tuple_key = ?`, source, tupleKey))
+	m, err := scanKB(q.queryRow(ctx, `SELECT `+kbColumns+` FROM kb_mappings WHERE source = ? AND tuple_key = ?`, source, tupleKey))
 	return m, translate(err)
 }
 
 func (q *queries) EachKBMapping(ctx context.Context, fn func(appliance.KBMapping) error) error {
-	rows, err := q.db.QueryContext(ctx, `SELECT `+kbColumns+` FROM kb_mappings ORDER BY id`)
+	rows, err := q.query(ctx, `SELECT `+kbColumns+` FROM kb_mappings ORDER BY id`)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (q *queries) EachKBMapping(ctx context.Context, fn func(appliance.KBMapping
 
 func (q *queries) UpsertKBMapping(ctx context.Context, m appliance.KBMapping) (int64, error) {
 	var id int64
-	err := q.db.QueryRowContext(ctx, `INSERT INTO kb_mappings (source, vendor_pattern, product_pattern, cpe_vendor, cpe_product,
+	err := q.queryRow(ctx, `INSERT INTO kb_mappings (source, vendor_pattern, product_pattern, cpe_vendor, cpe_product,
 		tuple_key, confidence, contribution_count, is_published, retracted, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (source, tuple_key) DO UPDATE SET confidence = excluded.confidence,
@@ -139,7 +139,7 @@ func (q *queries) UpsertKBMapping(ctx context.Context, m appliance.KBMapping) (i
 }
 
 func (q *queries) AddContribution(ctx context.Context, mappingID int64, installationID string, confidence float64, at time.Time) (bool, error) {
-	res, err := q.db.ExecContext(ctx, `INSERT INTO kb_contributions (mapping_id, installation_id, confidence, created_at)
+	res, err := q.exec(ctx, `INSERT INTO kb_contributions (mapping_id, installation_id, confidence, created_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, mappingID, installationID, confidence, fmtTime(at))
 	if err != nil {
 		return false, translate(err)
@@ -153,7 +153,7 @@ func (q *queries) DeleteKBMapping(ctx context.Context, id int64) error {
 }
 
 func (q *queries) KBSourceStats(ctx context.Context) ([]appliance.SourceStats, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT 'nvd', count(*), count(*), 0, max(updated_at) FROM catalog
+	rows, err := q.query(ctx, `SELECT 'nvd', count(*), count(*), 0, max(updated_at) FROM catalog
 		UNION ALL SELECT source, count(*), sum(is_published), sum(retracted), max(updated_at) FROM kb_mappings
 		WHERE source <> 'nvd' GROUP BY source`)
 	if err != nil {
@@ -175,18 +175,18 @@ func (q *queries) KBSourceStats(ctx context.Context) ([]appliance.SourceStats, e
 
 func (q *queries) Setting(ctx context.Context, key string) (string, error) {
 	var v string
-	err := q.db.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
+	err := q.queryRow(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&v)
 	return v, translate(err)
 }
 
 func (q *queries) SetSetting(ctx context.Context, key, value string) error {
-	_, err := q.db.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?)
+	_, err := q.exec(ctx, `INSERT INTO settings (key, value) VALUES (?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
 	return err
 }
 
 func (q *queries) PendingOverrides(ctx context.Context, limit int) ([]appliance.Override, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT organization_id, vendor_key, product_key, reported_vendor, reported_name,
+	rows, err := q.query(ctx, `SELECT organization_id, vendor_key, product_key, reported_vendor, reported_name,
 		cpe_part, cpe_vendor, cpe_product, created_at FROM resolution_overrides WHERE pushed_at IS NULL
 		AND reported_name <> '' AND reported_vendor <> '' ORDER BY created_at LIMIT ?`, limit)
 	if err != nil {
@@ -209,7 +209,7 @@ func (q *queries) PendingOverrides(ctx context.Context, limit int) ([]appliance.
 
 func (q *queries) MarkOverridesPushed(ctx context.Context, overrides []appliance.Override, at time.Time) error {
 	for _, o := range overrides {
-		if _, err := q.db.ExecContext(ctx, `UPDATE resolution_overrides SET pushed_at = ?
+		if _, err := q.exec(ctx, `UPDATE resolution_overrides SET pushed_at = ?
 			WHERE organization_id = ? AND vendor_key = ? AND product_key = ?`, fmtTime(at), o.OrganizationID, o.VendorKey, o.ProductKey); err != nil {
 			return err
 		}

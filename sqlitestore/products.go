@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ func scanProduct(s scanner) (appliance.Product, error) {
 }
 
 func (q *queries) products(ctx context.Context, query string, args ...any) ([]appliance.Product, error) {
-	rows, err := q.db.QueryContext(ctx, query, args...)
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -44,16 +45,48 @@ func (q *queries) products(ctx context.Context, query string, args ...any) ([]ap
 	return out, rows.Err()
 }
 
-// ProductByKey finds a product, deleted or not, by its natural key.
-func (q *queries) ProductByKey(ctx context.Context, orgID int64, k appliance.ProductKey) (appliance.Product, error) {
-	p, err := scanProduct(q.db.QueryRowContext(ctx, `SELECT `+productColumns+` FROM products p
-		WHERE p.organization_id = ? AND p.vendor = ? AND p.name = ? AND p.version = ?`, orgID, k.Vendor, k.Name, k.Version))
-	return p, translate(err)
+// leanProductColumns skip the counts, which reconciliation does not need.
+const leanProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
+	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
+	p.deleted_at, 0, 0`
+
+// ProductsByKeys finds the organization's products, deleted or not, with the given natural
+// keys, in one query.
+func (q *queries) ProductsByKeys(ctx context.Context, orgID int64, keys []appliance.ProductKey) (map[appliance.ProductKey]appliance.Product, error) {
+	out := make(map[appliance.ProductKey]appliance.Product, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	triples := make([][3]string, len(keys))
+	for i, k := range keys {
+		triples[i] = [3]string{k.Vendor, k.Name, k.Version}
+	}
+	doc, err := json.Marshal(triples)
+	if err != nil {
+		return nil, err
+	}
+	// CROSS JOIN keeps the keys as the outer loop, so each is one lookup in the unique index.
+	rows, err := q.query(ctx, `WITH k(vendor, name, version) AS MATERIALIZED (SELECT value->>0, value->>1, value->>2 FROM json_each(?))
+		SELECT `+leanProductColumns+` FROM k CROSS JOIN products p
+		WHERE p.organization_id = ? AND p.vendor = k.vendor AND p.name = k.name AND p.version = k.version`,
+		string(doc), orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p, err := scanProduct(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[p.Key()] = p
+	}
+	return out, rows.Err()
 }
 
 // ProductByID finds a live product of the organization.
 func (q *queries) ProductByID(ctx context.Context, orgID, id int64) (appliance.Product, error) {
-	p, err := scanProduct(q.db.QueryRowContext(ctx, `SELECT `+productColumns+` FROM products p
+	p, err := scanProduct(q.queryRow(ctx, `SELECT `+productColumns+` FROM products p
 		WHERE p.id = ? AND p.organization_id = ? AND p.deleted_at IS NULL`, id, orgID))
 	return p, translate(err)
 }
@@ -91,7 +124,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 	}
 	cond := strings.Join(where, " AND ")
 	var total int
-	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := q.queryRow(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	order, ok := productSorts[f.Sort]
@@ -113,7 +146,7 @@ func likeEscape(s string) string {
 }
 
 func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]appliance.AssetRef, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT DISTINCT a.id, a.hostname FROM installations i
+	rows, err := q.query(ctx, `SELECT DISTINCT a.id, a.hostname FROM installations i
 		JOIN assets a ON a.id = i.asset_id
 		WHERE i.product_id = ? AND i.removed_at IS NULL AND a.organization_id = ? ORDER BY a.hostname`, productID, orgID)
 	if err != nil {
@@ -132,7 +165,7 @@ func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]
 }
 
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
+	rows, err := q.query(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
 		k.due_date, m.criteria, m.platform, coalesce(c.description, '')
 		FROM matches m JOIN products p ON p.id = m.product_id
 		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id
@@ -174,7 +207,7 @@ func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error 
 
 func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appliance.MatchInput, generation int64, at time.Time) (int, error) {
 	existing := map[string]bool{}
-	rows, err := q.db.QueryContext(ctx, `SELECT cve_id FROM matches WHERE product_id = ?`, productID)
+	rows, err := q.query(ctx, `SELECT cve_id FROM matches WHERE product_id = ?`, productID)
 	if err != nil {
 		return 0, err
 	}
@@ -191,13 +224,13 @@ func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appl
 	for _, m := range ms {
 		want[m.CVEID] = true
 		if existing[m.CVEID] {
-			if _, err := q.db.ExecContext(ctx, `UPDATE matches SET criteria = ?, platform = ? WHERE product_id = ? AND cve_id = ?`,
+			if _, err := q.exec(ctx, `UPDATE matches SET criteria = ?, platform = ? WHERE product_id = ? AND cve_id = ?`,
 				m.Criteria, m.Platform, productID, m.CVEID); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		if _, err := q.db.ExecContext(ctx, `INSERT INTO matches (product_id, cve_id, criteria, platform, created_at) VALUES (?, ?, ?, ?, ?)`,
+		if _, err := q.exec(ctx, `INSERT INTO matches (product_id, cve_id, criteria, platform, created_at) VALUES (?, ?, ?, ?, ?)`,
 			productID, m.CVEID, m.Criteria, m.Platform, fmtTime(at)); err != nil {
 			return 0, translate(err)
 		}
@@ -205,13 +238,13 @@ func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appl
 	removed := 0
 	for id := range existing {
 		if !want[id] {
-			if _, err := q.db.ExecContext(ctx, `DELETE FROM matches WHERE product_id = ? AND cve_id = ?`, productID, id); err != nil {
+			if _, err := q.exec(ctx, `DELETE FROM matches WHERE product_id = ? AND cve_id = ?`, productID, id); err != nil {
 				return 0, err
 			}
 			removed++
 		}
 	}
-	_, err = q.db.ExecContext(ctx, `UPDATE products SET match_generation = ? WHERE id = ?`, generation, productID)
+	_, err = q.exec(ctx, `UPDATE products SET match_generation = ? WHERE id = ?`, generation, productID)
 	return removed, err
 }
 
@@ -232,7 +265,7 @@ func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor,
 }
 
 func (q *queries) ReviewQueue(ctx context.Context, orgID int64, limit int) ([]appliance.ReviewItem, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT p.vendor, p.name, group_concat(p.id),
+	rows, err := q.query(ctx, `SELECT p.vendor, p.name, group_concat(p.id),
 		(SELECT count(DISTINCT i.asset_id) FROM installations i JOIN products p2 ON p2.id = i.product_id
 		 WHERE p2.organization_id = p.organization_id AND p2.vendor = p.vendor AND p2.name = p.name AND i.removed_at IS NULL) AS hosts
 		FROM products p WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.resolution = 'unresolved'
@@ -262,7 +295,7 @@ func (q *queries) OverrideFor(ctx context.Context, orgID int64, vendorKey, produ
 	o := appliance.Override{OrganizationID: orgID, VendorKey: vendorKey, ProductKey: productKey}
 	var created string
 	var by sql.NullInt64
-	err := q.db.QueryRowContext(ctx, `SELECT reported_vendor, reported_name, cpe_part, cpe_vendor, cpe_product, created_by, created_at
+	err := q.queryRow(ctx, `SELECT reported_vendor, reported_name, cpe_part, cpe_vendor, cpe_product, created_by, created_at
 		FROM resolution_overrides WHERE organization_id = ? AND vendor_key = ? AND product_key = ?`, orgID, vendorKey, productKey).Scan(
 		&o.ReportedVendor, &o.ReportedName, &o.Identity.Part, &o.Identity.Vendor, &o.Identity.Product, &by, &created)
 	o.CreatedBy, o.CreatedAt = by.Int64, parseTime(created)
@@ -274,7 +307,7 @@ func (q *queries) SaveOverride(ctx context.Context, o appliance.Override) error 
 	if o.CreatedBy != 0 {
 		by = o.CreatedBy
 	}
-	_, err := q.db.ExecContext(ctx, `INSERT INTO resolution_overrides (organization_id, vendor_key, product_key, reported_vendor,
+	_, err := q.exec(ctx, `INSERT INTO resolution_overrides (organization_id, vendor_key, product_key, reported_vendor,
 		reported_name, cpe_part, cpe_vendor, cpe_product, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id, vendor_key, product_key) DO UPDATE SET cpe_part = excluded.cpe_part,
 		cpe_vendor = excluded.cpe_vendor, cpe_product = excluded.cpe_product, created_by = excluded.created_by,
@@ -282,4 +315,52 @@ func (q *queries) SaveOverride(ctx context.Context, o appliance.Override) error 
 		o.OrganizationID, o.VendorKey, o.ProductKey, o.ReportedVendor, o.ReportedName, o.Identity.Part, o.Identity.Vendor,
 		o.Identity.Product, by, fmtTime(o.CreatedAt))
 	return translate(err)
+}
+
+// ProductByKey finds one product, deleted or not, by its natural key (counts not filled).
+func (q *queries) ProductByKey(ctx context.Context, orgID int64, k appliance.ProductKey) (appliance.Product, error) {
+	found, err := q.ProductsByKeys(ctx, orgID, []appliance.ProductKey{k})
+	if err != nil {
+		return appliance.Product{}, err
+	}
+	p, ok := found[k]
+	if !ok {
+		return appliance.Product{}, appliance.ErrNotFound
+	}
+	return p, nil
+}
+
+// OverridesFor returns the organization's overrides among the given normalized pairs, in one query.
+func (q *queries) OverridesFor(ctx context.Context, orgID int64, keys [][2]string) (map[[2]string]appliance.Identity, error) {
+	out := map[[2]string]appliance.Identity{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	doc, err := json.Marshal(keys)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.query(ctx, `WITH k(v, p) AS MATERIALIZED (SELECT value->>0, value->>1 FROM json_each(?))
+		SELECT o.vendor_key, o.product_key, o.cpe_part, o.cpe_vendor, o.cpe_product FROM k CROSS JOIN resolution_overrides o
+		WHERE o.organization_id = ? AND o.vendor_key = k.v AND o.product_key = k.p`, string(doc), orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k [2]string
+		var id appliance.Identity
+		if err := rows.Scan(&k[0], &k[1], &id.Part, &id.Vendor, &id.Product); err != nil {
+			return nil, err
+		}
+		out[k] = id
+	}
+	return out, rows.Err()
+}
+
+// HasOverrides reports whether the organization confirmed any identity.
+func (q *queries) HasOverrides(ctx context.Context, orgID int64) (bool, error) {
+	var ok bool
+	err := q.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM resolution_overrides WHERE organization_id = ?)`, orgID).Scan(&ok)
+	return ok, err
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -22,7 +23,96 @@ type dbtx interface {
 
 // queries implements appliance.Tx; on the reader pool only its read methods are used.
 type queries struct {
-	db dbtx
+	db    dbtx
+	stmts preparer
+}
+
+// preparer hands out prepared statements, so SQLite parses each statement once per pool or
+// per transaction rather than once per call (parsing dominated reconciliation before).
+type preparer interface {
+	prepare(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// maxCachedStatements bounds the cache; dynamic list queries come in a bounded set of shapes.
+const maxCachedStatements = 512
+
+// poolStatements caches statements prepared on a pool (the readers); database/sql prepares
+// each again lazily on every connection it runs on.
+type poolStatements struct {
+	db *sql.DB
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+func newPoolStatements(db *sql.DB) *poolStatements {
+	return &poolStatements{db: db, m: map[string]*sql.Stmt{}}
+}
+
+func (p *poolStatements) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if st, ok := p.m[query]; ok {
+		return st, nil
+	}
+	st, err := p.db.PrepareContext(ctx, query)
+	if err != nil || len(p.m) >= maxCachedStatements {
+		return st, err
+	}
+	p.m[query] = st
+	return st, nil
+}
+
+func (p *poolStatements) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, st := range p.m {
+		st.Close()
+	}
+	p.m = map[string]*sql.Stmt{}
+}
+
+// txStatements caches statements for one transaction; they close with it. (Preparing on the
+// one-connection writer pool while a transaction holds it would wait forever.)
+type txStatements struct {
+	tx *sql.Tx
+	m  map[string]*sql.Stmt
+}
+
+func (t *txStatements) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := t.m[query]; ok {
+		return st, nil
+	}
+	st, err := t.tx.PrepareContext(ctx, query)
+	if err == nil {
+		t.m[query] = st
+	}
+	return st, err
+}
+
+func (q *queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := q.stmts.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (q *queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := q.stmts.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// queryRow falls back to an unprepared query when preparing fails, so the error surfaces
+// through Row.Scan as callers expect.
+func (q *queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := q.stmts.prepare(ctx, query)
+	if err != nil {
+		return q.db.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
 }
 
 const timeLayout = "2006-01-02T15:04:05.000000Z"
@@ -73,7 +163,7 @@ func translate(err error) error {
 
 // exec runs a statement and reports ErrNotFound when it touched no row.
 func (q *queries) execOne(ctx context.Context, query string, args ...any) error {
-	res, err := q.db.ExecContext(ctx, query, args...)
+	res, err := q.exec(ctx, query, args...)
 	if err != nil {
 		return translate(err)
 	}
@@ -88,7 +178,7 @@ func (q *queries) execOne(ctx context.Context, query string, args ...any) error 
 }
 
 func (q *queries) insert(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := q.db.ExecContext(ctx, query, args...)
+	res, err := q.exec(ctx, query, args...)
 	if err != nil {
 		return 0, translate(err)
 	}

@@ -68,7 +68,7 @@ func scanAssignment(s scanner) (appliance.Assignment, error) {
 }
 
 func (q *queries) assignments(ctx context.Context, query string, args ...any) ([]appliance.Assignment, error) {
-	rows, err := q.db.QueryContext(ctx, query, args...)
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (q *queries) assignments(ctx context.Context, query string, args ...any) ([
 }
 
 func (q *queries) AssignmentByID(ctx context.Context, orgID, id int64) (appliance.Assignment, error) {
-	a, err := scanAssignment(q.db.QueryRowContext(ctx, `SELECT `+assignmentColumns+assignmentFrom+`
+	a, err := scanAssignment(q.queryRow(ctx, `SELECT `+assignmentColumns+assignmentFrom+`
 		WHERE a.id = ? AND a.organization_id = ?`, id, orgID))
 	return a, translate(err)
 }
@@ -98,7 +98,7 @@ var assignmentSorts = map[string]string{
 func (q *queries) ListAssignments(ctx context.Context, f appliance.AssignmentFilter) ([]appliance.Assignment, int, error) {
 	cond, args := assignmentConditions(f)
 	var total int
-	if err := q.db.QueryRowContext(ctx, `SELECT count(*)`+assignmentFrom+` WHERE `+cond, args...).Scan(&total); err != nil {
+	if err := q.queryRow(ctx, `SELECT count(*)`+assignmentFrom+` WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	order, ok := assignmentSorts[f.Sort]
@@ -148,7 +148,7 @@ func assignmentConditions(f appliance.AssignmentFilter) (string, []any) {
 }
 
 func (q *queries) AssignmentEvents(ctx context.Context, orgID, id int64) ([]appliance.AssignmentEvent, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT e.assignment_id, e.at, e.from_status, e.to_status, e.note, e.by_user
+	rows, err := q.query(ctx, `SELECT e.assignment_id, e.at, e.from_status, e.to_status, e.note, e.by_user
 		FROM remediation_events e JOIN remediation_assignments a ON a.id = e.assignment_id
 		WHERE e.assignment_id = ? AND a.organization_id = ? ORDER BY e.at, e.id`, id, orgID)
 	if err != nil {
@@ -172,7 +172,7 @@ func (q *queries) AssignmentEvents(ctx context.Context, orgID, id int64) ([]appl
 func (q *queries) SLAPolicy(ctx context.Context, orgID int64) (appliance.SLAPolicy, error) {
 	p := appliance.SLAPolicy{OrganizationID: orgID}
 	var updated string
-	err := q.db.QueryRowContext(ctx, `SELECT critical_days, high_days, medium_days, low_days, updated_at
+	err := q.queryRow(ctx, `SELECT critical_days, high_days, medium_days, low_days, updated_at
 		FROM sla_policies WHERE organization_id = ?`, orgID).Scan(&p.Critical, &p.High, &p.Medium, &p.Low, &updated)
 	p.UpdatedAt = parseTime(updated)
 	return p, translate(err)
@@ -180,7 +180,7 @@ func (q *queries) SLAPolicy(ctx context.Context, orgID int64) (appliance.SLAPoli
 
 func (q *queries) MatchInOrganization(ctx context.Context, orgID, matchID int64) (appliance.MatchRef, error) {
 	var m appliance.MatchRef
-	err := q.db.QueryRowContext(ctx, `SELECT m.id, m.product_id, m.cve_id FROM matches m JOIN products p ON p.id = m.product_id
+	err := q.queryRow(ctx, `SELECT m.id, m.product_id, m.cve_id FROM matches m JOIN products p ON p.id = m.product_id
 		WHERE m.id = ? AND p.organization_id = ? AND p.deleted_at IS NULL`, matchID, orgID).Scan(&m.ID, &m.ProductID, &m.CVEID)
 	return m, translate(err)
 }
@@ -189,7 +189,7 @@ func (q *queries) CVEFacts(ctx context.Context, cveID string) (appliance.Finding
 	f := appliance.FindingFacts{CVEID: cveID}
 	var known bool
 	var due sql.NullString
-	err := q.db.QueryRowContext(ctx, `SELECT c.id IS NOT NULL, coalesce(c.severity, ''), k.cve_id IS NOT NULL, k.due_date
+	err := q.queryRow(ctx, `SELECT c.id IS NOT NULL, coalesce(c.severity, ''), k.cve_id IS NOT NULL, k.due_date
 		FROM (SELECT ? AS id) x LEFT JOIN cves c ON c.id = x.id LEFT JOIN kev k ON k.cve_id = x.id`, cveID).Scan(
 		&known, &f.Severity, &f.KEV, &due)
 	if err != nil {
@@ -207,7 +207,7 @@ const liveProduct = `p.deleted_at IS NULL AND EXISTS (SELECT 1 FROM installation
 
 func (q *queries) CVEMatchedInOrganization(ctx context.Context, orgID int64, cveID string) (bool, error) {
 	var found bool
-	err := q.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM matches m JOIN products p ON p.id = m.product_id
+	err := q.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM matches m JOIN products p ON p.id = m.product_id
 		WHERE m.cve_id = ? AND p.organization_id = ? AND `+liveProduct+`)`, cveID, orgID).Scan(&found)
 	return found, err
 }
@@ -250,13 +250,13 @@ func (q *queries) DeleteAssignment(ctx context.Context, orgID, id int64) error {
 }
 
 func (q *queries) AddAssignmentEvent(ctx context.Context, e appliance.AssignmentEvent) error {
-	_, err := q.db.ExecContext(ctx, `INSERT INTO remediation_events (assignment_id, at, from_status, to_status, note, by_user)
+	_, err := q.exec(ctx, `INSERT INTO remediation_events (assignment_id, at, from_status, to_status, note, by_user)
 		VALUES (?, ?, ?, ?, ?, ?)`, e.AssignmentID, fmtTime(e.At), e.From, e.To, e.Note, nullInt(e.By))
 	return translate(err)
 }
 
 func (q *queries) SaveSLAPolicy(ctx context.Context, p appliance.SLAPolicy) error {
-	_, err := q.db.ExecContext(ctx, `INSERT INTO sla_policies (organization_id, critical_days, high_days, medium_days, low_days,
+	_, err := q.exec(ctx, `INSERT INTO sla_policies (organization_id, critical_days, high_days, medium_days, low_days,
 		updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (organization_id) DO UPDATE SET critical_days = excluded.critical_days,
 		high_days = excluded.high_days, medium_days = excluded.medium_days, low_days = excluded.low_days,
 		updated_at = excluded.updated_at`, p.OrganizationID, p.Critical, p.High, p.Medium, p.Low, fmtTime(p.UpdatedAt))

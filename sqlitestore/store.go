@@ -75,7 +75,7 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*St
 	}
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
-	s := &Store{queries: queries{db: reader}, path: path, writer: writer, reader: reader, log: log}
+	s := &Store{queries: queries{db: reader, stmts: newPoolStatements(reader)}, path: path, writer: writer, reader: reader, log: log}
 	return s, nil
 }
 
@@ -100,6 +100,9 @@ func (s *Store) Close() error {
 	if s.sessions != nil {
 		s.sessions.StopCleanup()
 	}
+	if ps, ok := s.stmts.(*poolStatements); ok {
+		ps.close()
+	}
 	return errors.Join(s.reader.Close(), s.writer.Close())
 }
 
@@ -110,7 +113,7 @@ func (s *Store) InTx(ctx context.Context, fn func(appliance.Tx) error) error {
 		return fmt.Errorf("begin: %w", translate(err))
 	}
 	defer tx.Rollback()
-	if err := fn(&queries{db: tx}); err != nil {
+	if err := fn(&queries{db: tx, stmts: &txStatements{tx: tx, m: map[string]*sql.Stmt{}}}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

@@ -9,18 +9,18 @@ import (
 
 func (q *queries) Generation(ctx context.Context, name string) (int64, error) {
 	var v int64
-	err := q.db.QueryRowContext(ctx, `SELECT value FROM generations WHERE name = ?`, name).Scan(&v)
+	err := q.queryRow(ctx, `SELECT value FROM generations WHERE name = ?`, name).Scan(&v)
 	return v, translate(err)
 }
 
 func (q *queries) BumpGeneration(ctx context.Context, name string) (int64, error) {
 	var v int64
-	err := q.db.QueryRowContext(ctx, `UPDATE generations SET value = value + 1 WHERE name = ? RETURNING value`, name).Scan(&v)
+	err := q.queryRow(ctx, `UPDATE generations SET value = value + 1 WHERE name = ? RETURNING value`, name).Scan(&v)
 	return v, translate(err)
 }
 
 func (q *queries) EachCVEConfiguration(ctx context.Context, fn func(id string, configurations []byte) error) error {
-	rows, err := q.db.QueryContext(ctx, `SELECT id, configurations FROM cves WHERE configurations IS NOT NULL`)
+	rows, err := q.query(ctx, `SELECT id, configurations FROM cves WHERE configurations IS NOT NULL`)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (q *queries) EachCVEConfiguration(ctx context.Context, fn func(id string, c
 }
 
 func (q *queries) EachCatalogEntry(ctx context.Context, fn func(appliance.CatalogEntry) error) error {
-	rows, err := q.db.QueryContext(ctx, `SELECT part, vendor, product, title, deprecated, source FROM catalog`)
+	rows, err := q.query(ctx, `SELECT part, vendor, product, title, deprecated, source FROM catalog`)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (q *queries) EachCatalogEntry(ctx context.Context, fn func(appliance.Catalo
 
 func (q *queries) CVEExists(ctx context.Context, id string) (bool, error) {
 	var n int
-	err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM cves WHERE id = ?`, id).Scan(&n)
+	err := q.queryRow(ctx, `SELECT count(*) FROM cves WHERE id = ?`, id).Scan(&n)
 	return n > 0, err
 }
 
@@ -67,7 +67,7 @@ func (q *queries) UpsertCVE(ctx context.Context, c appliance.CVERecord, at time.
 	if c.HasScore {
 		score = c.Score
 	}
-	_, err := q.db.ExecContext(ctx, `INSERT INTO cves (id, description, status, published, modified, score, vector, severity,
+	_, err := q.exec(ctx, `INSERT INTO cves (id, description, status, published, modified, score, vector, severity,
 		score_version, configurations, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET description = excluded.description, status = excluded.status,
 		published = excluded.published, modified = excluded.modified, score = excluded.score, vector = excluded.vector,
@@ -79,12 +79,12 @@ func (q *queries) UpsertCVE(ctx context.Context, c appliance.CVERecord, at time.
 }
 
 func (q *queries) DeleteCVE(ctx context.Context, id string) error {
-	_, err := q.db.ExecContext(ctx, `DELETE FROM cves WHERE id = ?`, id)
+	_, err := q.exec(ctx, `DELETE FROM cves WHERE id = ?`, id)
 	return err
 }
 
 func (q *queries) UpsertKEV(ctx context.Context, k appliance.KEVRecord) error {
-	_, err := q.db.ExecContext(ctx, `INSERT INTO kev (cve_id, name, date_added, due_date, ransomware) VALUES (?, ?, ?, ?, ?)
+	_, err := q.exec(ctx, `INSERT INTO kev (cve_id, name, date_added, due_date, ransomware) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (cve_id) DO UPDATE SET name = excluded.name, date_added = excluded.date_added,
 		due_date = excluded.due_date, ransomware = excluded.ransomware`,
 		k.CVEID, k.Name, timeOrNull(k.DateAdded), timeOrNull(k.DueDate), k.Ransomware)
@@ -92,7 +92,7 @@ func (q *queries) UpsertKEV(ctx context.Context, k appliance.KEVRecord) error {
 }
 
 func (q *queries) UpsertCatalogEntry(ctx context.Context, e appliance.CatalogEntry, at time.Time) error {
-	_, err := q.db.ExecContext(ctx, `INSERT INTO catalog (part, vendor, product, title, deprecated, source, updated_at)
+	_, err := q.exec(ctx, `INSERT INTO catalog (part, vendor, product, title, deprecated, source, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (part, vendor, product) DO UPDATE SET
 		title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE catalog.title END,
 		deprecated = excluded.deprecated, updated_at = excluded.updated_at

@@ -34,6 +34,7 @@ type Engine struct {
 	log      *slog.Logger
 
 	kb         *kbSource
+	shared     sharedCache
 	matcher    atomic.Pointer[matcher.Index]
 	cveGen     atomic.Int64
 	catalogGen atomic.Int64
@@ -193,8 +194,65 @@ type resolution struct {
 	confidence float64
 }
 
+// overrideMap answers resolution's first question from overrides read in advance.
+type overrideMap map[[2]string]appliance.Identity
+
+func (m overrideMap) Override(_ context.Context, key resolve.Key) (resolve.VendorProduct, bool, error) {
+	id, ok := m[[2]string{key.Vendor, key.Product}]
+	return resolve.VendorProduct{Vendor: id.Vendor, Product: id.Product}, ok, nil
+}
+
+// lookup finds the override of a reported pair.
+func (m overrideMap) lookup(vendor, name string) (appliance.Identity, bool) {
+	if len(m) == 0 {
+		return appliance.Identity{}, false
+	}
+	k := resolve.Normalize(vendor, name)
+	id, ok := m[[2]string{k.Vendor, k.Product}]
+	return id, ok
+}
+
+// sharedCache keeps the organization-independent resolution of raw reported pairs, so an
+// unchanged inventory does not normalize its names again; it empties when the resolver's
+// generation moves (catalogue or KB changed).
+type sharedCache struct {
+	mu  sync.RWMutex
+	gen uint64
+	m   map[pairKey]resolution
+}
+
+const sharedCacheSize = 200000
+
+// resolveShared resolves a pair without organization overrides, through the cache.
+func (e *Engine) resolveShared(ctx context.Context, vendor, name string) (resolution, error) {
+	gen := e.resolver.Generation()
+	k := pairKey{vendor, name}
+	e.shared.mu.RLock()
+	res, ok := e.shared.m[k]
+	fresh := e.shared.gen == gen
+	e.shared.mu.RUnlock()
+	if ok && fresh {
+		return res, nil
+	}
+	res, err := e.resolveWith(ctx, nil, vendor, name)
+	if err != nil {
+		return resolution{}, err
+	}
+	e.shared.mu.Lock()
+	if e.shared.gen != gen || len(e.shared.m) >= sharedCacheSize {
+		e.shared.gen, e.shared.m = gen, make(map[pairKey]resolution)
+	}
+	e.shared.m[k] = res
+	e.shared.mu.Unlock()
+	return res, nil
+}
+
 func (e *Engine) resolve(ctx context.Context, r appliance.Reader, orgID int64, vendor, name string) (resolution, error) {
-	res, err := e.resolver.Resolve(ctx, orgOverrides{store: r, orgID: orgID}, vendor, name)
+	return e.resolveWith(ctx, orgOverrides{store: r, orgID: orgID}, vendor, name)
+}
+
+func (e *Engine) resolveWith(ctx context.Context, org resolve.OverrideSource, vendor, name string) (resolution, error) {
+	res, err := e.resolver.Resolve(ctx, org, vendor, name)
 	if err != nil {
 		return resolution{}, err
 	}

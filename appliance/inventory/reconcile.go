@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
 )
 
 // Report is one agent submission: the full current inventory of a host.
@@ -161,13 +162,21 @@ type pairKey struct{ vendor, name string }
 // resolveItems resolves each distinct reported (vendor, product) once, before the write
 // transaction, so the transaction holds the writer only for the writes.
 func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (map[pairKey]resolution, error) {
+	overrides, err := s.overridesFor(ctx, orgID, items)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[pairKey]resolution, len(items))
 	for _, it := range items {
 		k := pairKey{it.Vendor, it.Product}
 		if _, ok := out[k]; ok {
 			continue
 		}
-		r, err := s.engine.resolve(ctx, s.store, orgID, it.Vendor, it.Product)
+		if id, ok := overrides.lookup(it.Vendor, it.Product); ok {
+			out[k] = resolution{identity: id, method: appliance.ResolutionOverride, confidence: 1}
+			continue
+		}
+		r, err := s.engine.resolveShared(ctx, it.Vendor, it.Product)
 		if err != nil {
 			return nil, err
 		}
@@ -176,23 +185,61 @@ func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (
 	return out, nil
 }
 
+// overridesFor reads the organization's overrides for all reported pairs in one query (none
+// when the organization has confirmed nothing, the common case).
+func (s *Service) overridesFor(ctx context.Context, orgID int64, items []Item) (overrideMap, error) {
+	if has, err := s.store.HasOverrides(ctx, orgID); err != nil || !has {
+		return nil, err
+	}
+	seen := make(map[[2]string]bool, len(items))
+	keys := make([][2]string, 0, len(items))
+	for _, it := range items {
+		k := resolve.Normalize(it.Vendor, it.Product)
+		pk := [2]string{k.Vendor, k.Product}
+		if !seen[pk] {
+			seen[pk] = true
+			keys = append(keys, pk)
+		}
+	}
+	found, err := s.store.OverridesFor(ctx, orgID, keys)
+	return overrideMap(found), err
+}
+
 func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, rep Report, resolved map[pairKey]resolution, sum *Summary) (int64, error) {
 	asset, err := s.upsertAsset(ctx, tx, orgID, rep)
 	if err != nil {
 		return 0, err
 	}
-	live, err := tx.LiveInstallations(ctx, asset.ID)
+	live, err := tx.LiveInstalledProducts(ctx, asset.ID)
 	if err != nil {
 		return 0, err
 	}
 	byProduct := make(map[int64]appliance.Installation, len(live))
-	for _, in := range live {
-		byProduct[in.ProductID] = in
+	known := make(map[appliance.ProductKey]appliance.Product, len(rep.Items))
+	for _, ip := range live {
+		byProduct[ip.ProductID] = ip.Installation
+		known[ip.Product.Key()] = ip.Product
 	}
 	now := s.now().UTC()
+	keys := make([]appliance.ProductKey, len(rep.Items))
+	var unknown []appliance.ProductKey
+	for i, it := range rep.Items {
+		keys[i] = appliance.ProductKey{Vendor: it.Vendor, Name: it.Product, Version: it.Version}
+		if _, ok := known[keys[i]]; !ok {
+			unknown = append(unknown, keys[i])
+		}
+	}
+	more, err := tx.ProductsByKeys(ctx, orgID, unknown)
+	if err != nil {
+		return 0, err
+	}
+	for k, p := range more {
+		known[k] = p
+	}
 	kept := make(map[int64]bool, len(rep.Items))
-	for _, it := range rep.Items {
-		p, err := s.upsertProduct(ctx, tx, orgID, it, resolved[pairKey{it.Vendor, it.Product}], sum)
+	for i, it := range rep.Items {
+		existing, found := known[keys[i]]
+		p, err := s.upsertProduct(ctx, tx, orgID, it, existing, found, resolved[pairKey{it.Vendor, it.Product}], sum)
 		if err != nil {
 			return 0, err
 		}
@@ -238,10 +285,11 @@ func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64,
 
 // upsertProduct finds or creates the product of an item, brings its identity up to date
 // (unless a person set it) and its matches up to the current CVE data.
-func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int64, it Item, res resolution, sum *Summary) (appliance.Product, error) {
+func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int64, it Item, p appliance.Product, found bool,
+	res resolution, sum *Summary) (appliance.Product, error) {
 	now := s.now().UTC()
-	p, err := tx.ProductByKey(ctx, orgID, appliance.ProductKey{Vendor: it.Vendor, Name: it.Product, Version: it.Version})
-	if errors.Is(err, appliance.ErrNotFound) {
+	if !found {
+		var err error
 		p = appliance.Product{OrganizationID: orgID, Vendor: it.Vendor, Name: it.Product, Version: it.Version,
 			Identity: res.identity, Resolution: res.method, ResolutionConfidence: res.confidence,
 			Criticality: defaultCriticality, CreatedAt: now, UpdatedAt: now, MatchGeneration: -1}
@@ -251,9 +299,6 @@ func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int6
 		sum.ProductsCreated++
 		_, err = s.rematch(ctx, tx, p)
 		return p, err
-	}
-	if err != nil {
-		return appliance.Product{}, err
 	}
 	changed := !p.DeletedAt.IsZero() || (res.identity != p.Identity && p.Resolution != appliance.ResolutionOverride)
 	if changed {

@@ -190,7 +190,7 @@ func (c *Client) ImportSnapshot(ctx context.Context, r io.Reader, publicKey stri
 	ms := make([]Mapping, len(snap.Mappings))
 	for i, m := range snap.Mappings {
 		ms[i] = Mapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct,
-			Source: m.Source, Confidence: m.Confidence, Retracted: m.Retracted, UpdatedAt: m.UpdatedAt}
+			Source: m.Source, Confidence: m.Confidence, Retracted: m.Retracted, UpdatedAt: m.UpdatedAt, Part: m.Part}
 	}
 	return len(ms), c.Apply(ctx, ms)
 }

@@ -198,9 +198,13 @@ func TestImportSnapshot(t *testing.T) {
 	ctx := context.Background()
 	w.seedServer(t, 300, mapping("Apache Software Foundation", "Apache Log4j", "apache", "log4j"))
 	w.publish(t, mapping("Igor Pavlov", "7-Zip", "7-zip", "7-zip"))
+	osEntry := appliance.CatalogEntry{Part: "o", Vendor: "microsoft", Product: "windows_10", Source: "nvd"}
+	if err := w.server.InTx(ctx, func(tx appliance.Tx) error { return tx.UpsertCatalogEntry(ctx, osEntry, time.Now()) }); err != nil {
+		t.Fatal(err)
+	}
 	var file bytes.Buffer
 	n, err := w.lic.Export(ctx, &file)
-	if err != nil || n != 302 {
+	if err != nil || n != 303 {
 		t.Fatalf("export: %d, %v", n, err)
 	}
 	signed := file.Bytes()
@@ -236,7 +240,9 @@ func TestImportSnapshot(t *testing.T) {
 	}
 	got, err := w.client.ImportSnapshot(ctx, bytes.NewReader(signed), w.publicKey())
 	after := contents(t, w.install)
-	if err != nil || got != 302 || strings.Count(after, "\ncat ") != 300 || !strings.Contains(after, "apache:log4j") || !strings.Contains(after, "7-zip:7-zip") {
+	// The operating system keeps its part: a snapshot carries it like a pull does.
+	if err != nil || got != 303 || strings.Count(after, "\ncat ") != 301 || !strings.Contains(after, "apache:log4j") ||
+		!strings.Contains(after, "7-zip:7-zip") || !strings.Contains(after, "cat o:microsoft:windows_10") {
 		t.Errorf("import: %d, %v; store:\n%.500s", got, err, after)
 	}
 }

@@ -20,7 +20,7 @@ import (
 //
 //	{"format":"vulnkeeper-kb-snapshot","version":1,"created_at":"…","count":N,
 //	 "mappings":[{"vendor_pattern":…,"product_pattern":…,"cpe_vendor":…,"cpe_product":…,
-//	              "source":…,"confidence":…,"updated_at":…,"retracted":true?}, …]}
+//	              "source":…,"confidence":…,"updated_at":…,"retracted":true?,"part":"o"?}, …]}
 //
 // written and read one mapping at a time.
 const (
@@ -47,6 +47,7 @@ type SnapshotMapping struct {
 	Confidence     float64
 	UpdatedAt      time.Time
 	Retracted      bool
+	Part           string // nvd catalogue rows: a, o or h (empty means a)
 }
 
 // WriteSnapshot writes snap signed with priv in the format above. The compressed body is held

@@ -21,6 +21,7 @@ type snapshotRecord struct {
 	Confidence     float64   `json:"confidence"`
 	UpdatedAt      time.Time `json:"updated_at"`
 	Retracted      bool      `json:"retracted,omitempty"`
+	Part           string    `json:"part,omitempty"`
 }
 
 // snapshotPreamble is everything of the snapshot JSON before the mappings array.

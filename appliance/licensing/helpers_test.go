@@ -30,6 +30,7 @@ type fixture struct {
 	srv   *Server
 	store *sqlitestore.Store
 	clock *testClock
+	dir   string
 }
 
 func testKey(label string) ed25519.PrivateKey {
@@ -39,7 +40,8 @@ func testKey(label string) ed25519.PrivateKey {
 
 func newFixture(t testing.TB, opts Options) *fixture {
 	t.Helper()
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(t.TempDir(), "lic.db"), sqlitestore.Options{}, nil)
+	dir := t.TempDir()
+	st, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "lic.db"), sqlitestore.Options{}, nil)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -47,7 +49,7 @@ func newFixture(t testing.TB, opts Options) *fixture {
 	clk := &testClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	srv := NewServer(st, testKey("licensing-test"), opts)
 	srv.now = clk.now
-	return &fixture{srv: srv, store: st, clock: clk}
+	return &fixture{srv: srv, store: st, clock: clk, dir: dir}
 }
 
 // activate issues a code of edition valid for term and activates it for installation.
@@ -96,6 +98,21 @@ func (f *fixture) pulled(t testing.TB, who Licensee, source string) []appliance.
 		t.Fatalf("pull: %v", err)
 	}
 	return out
+}
+
+// fileBytes is the database file and its WAL, as they are on disk now.
+func (f *fixture) fileBytes(t testing.TB) []byte {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(f.dir, "lic.db*"))
+	var all []byte
+	for _, n := range names {
+		raw, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, raw...)
+	}
+	return all
 }
 
 func conf(c float64) *float64 { return &c }

@@ -146,7 +146,7 @@ func (s *Server) Export(ctx context.Context, w io.Writer) (int, error) {
 	_, err := s.store.PullMappings(ctx, q, func(m appliance.KBMapping) error {
 		snap.Mappings = append(snap.Mappings, license.SnapshotMapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
 			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.Confidence, UpdatedAt: m.UpdatedAt,
-			Retracted: m.Retracted})
+			Retracted: m.Retracted, Part: m.Part})
 		return nil
 	})
 	if err != nil {

@@ -173,6 +173,13 @@ func TestActivationBindsOneInstallation(t *testing.T) {
 	if err != nil || p.InstallationID != "inst-a" || !p.ExpiresAt.Equal(f.clock.t.Add(-time.Hour).Add(30*24*time.Hour)) {
 		t.Errorf("licence payload = %+v (%v), want inst-a for 30 days from activation", p, err)
 	}
+	cred := license.Credential(first.License)
+	if raw := f.fileBytes(t); bytes.Contains(raw, []byte(cred)) || !bytes.Contains(raw, []byte(license.HashSecret(cred))) {
+		t.Error("the database files hold the raw credential, or not its hash")
+	}
+	if bytes.Contains(f.fileBytes(t), []byte(code)) {
+		t.Error("the database files hold the raw activation code")
+	}
 	other, _ := f.srv.CreateCode(ctx, "standard", time.Hour, "")
 	unknown, _ := license.NewActivationCode()
 	cases := []struct {

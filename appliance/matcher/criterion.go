@@ -51,26 +51,8 @@ func (c *criterion) matchesUpdate(update string) bool {
 	return strings.EqualFold(c.update, update)
 }
 
-// loAdmits reports whether v is at or above the lower bound.
-func (b bound) loAdmits(v version.Version) bool {
-	if !b.set {
-		return true
-	}
-	c := v.Compare(b.v)
-	return c > 0 || (c == 0 && b.inclusive)
-}
-
-// hiAdmits reports whether v is at or below the upper bound.
-func (b bound) hiAdmits(v version.Version) bool {
-	if !b.set {
-		return true
-	}
-	c := v.Compare(b.v)
-	return c < 0 || (c == 0 && b.inclusive)
-}
-
-// compareLo orders lower bounds from least to most restrictive, so that the bounds a version
-// satisfies form a prefix: unset first, then by version, inclusive before exclusive.
+// compareLo orders lower bounds from least to most restrictive: unset first, then by version,
+// inclusive before exclusive.
 func compareLo(a, b bound) int {
 	if a.set != b.set {
 		return boolOrder(a.set, b.set)
