@@ -30,8 +30,15 @@ conformance: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
+# Every FuzzXxx target in turn, FUZZTIME each.
+FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run '^$$' -fuzz . -fuzztime 30s ./web/
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 3s $$pkg || exit 1; \
+	  done; \
+	done
 
 clean:
 	rm -rf bin

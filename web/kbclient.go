@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
 	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 )
@@ -135,6 +136,10 @@ type kbStatusJSON struct {
 func (s *Server) kbStatus(w http.ResponseWriter, r *http.Request) {
 	if currentUser(r).Role != "org_admin" {
 		s.writeError(w, r, errAdminOnly)
+		return
+	}
+	if s.kbsync == nil {
+		s.writeError(w, r, fmt.Errorf("%w: this server runs no knowledge-base client", appliance.ErrNotFound))
 		return
 	}
 	st, err := s.kbsync.Status(r.Context())

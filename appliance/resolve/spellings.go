@@ -120,7 +120,6 @@ var subpackageSuffixes = set("server", "client", "clients", "common", "libs", "l
 // productSynonyms map a distribution's or user's name to NVD's product name. One line each:
 var productSynonyms = map[string]string{
 	"libssl":                  "openssl",     // libssl is OpenSSL's TLS library package
-	"ssl":                     "openssl",     // (libssl without its prefix)
 	"libcrypto":               "openssl",     // OpenSSL's crypto library package
 	"libc":                    "glibc",       // Debian/Ubuntu libc6 and libc-bin are the GNU C Library
 	"glibc-common":            "glibc",       // RPM's split of the GNU C Library
