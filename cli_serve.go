@@ -52,8 +52,9 @@ func addServeFlags(cmd *cobra.Command) {
 	cmd.Flags().String("tls-key", "", "TLS private key file")
 }
 
-// serve starts in order (store, services, listener), gates readiness, and stops in reverse
-// when ctx ends. onListen, when set, learns the bound address (quickstart prints it).
+// serve starts in order — store, services, listener (answering 503 while the indexes load),
+// then readiness — and stops in reverse when ctx ends. onListen, when set, learns the bound
+// address (quickstart prints it).
 func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(addr string)) error {
 	started := time.Now()
 	log := newLogger(cfg.Log)
@@ -62,39 +63,12 @@ func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(ad
 		return err
 	}
 	defer st.Close()
-	var inv *inventory.Service
-	containers, remediation := scans.NewContainers(st, log), scans.NewRemediation(st, log)
-	var lic *licensing.Server
-	var kb *kbsync.Client
-	if licenseServer {
-		key, created, err := license.LoadOrCreateKey(cfg.Storage.DataDir)
-		if err != nil {
-			return err
-		}
-		if created {
-			log.Info("created the licence signing key", slog.String("public_key", license.EncodePublicKey(key.Public().(ed25519.PublicKey))))
-		}
-		lic = licensing.NewServer(st, key, cfg.License)
-	} else {
-		idx := kbindex.NewLive(filepath.Join(cfg.Storage.DataDir, "kbindex"))
-		defer idx.Close()
-		if inv, err = startInventory(ctx, st, idx, cfg, log); err != nil {
-			return err
-		}
-		inv.OnFindingsChanged(func(ctx context.Context) {
-			if n, err := remediation.AutoResolve(ctx); err != nil {
-				log.Error("closing assignments whose finding disappeared failed", slog.Any("error", err))
-			} else if n > 0 {
-				log.Info("assignments resolved because their finding disappeared", slog.Int("assignments", n))
-			}
-		})
-		kb = kbsync.NewClient(st, web.NewKBClient(), cfg.License, log)
+	a, err := newApp(cfg, st, licenseServer, log)
+	if err != nil {
+		return err
 	}
-	srv, err := web.NewServer(web.Deps{
-		Options: cfg.Server, Limits: cfg.Limits, Accounts: appliance.NewAccounts(st, cfg.Auth), Inventory: inv, Licensing: lic, KBSync: kb,
-		Containers: containers, Remediation: remediation,
-		AgentConfig: cfg.Agent, Sessions: st.SessionStore(), OpenAPI: data.OpenAPI, LicenseServer: licenseServer, Log: log,
-	})
+	defer a.close()
+	srv, err := web.NewServer(a.deps)
 	if err != nil {
 		return err
 	}
@@ -102,28 +76,98 @@ func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(ad
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Server.Listen, err)
 	}
-	go maintain(ctx, st, log)
-	if inv != nil {
-		go watchImports(ctx, st, inv, log)
-		go kb.Run(ctx, func(ctx context.Context) {
-			if err := inv.Refresh(ctx); err != nil {
-				log.Error("refresh after a KB sync failed", slog.Any("error", err))
-			}
-		})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	if err := a.start(ctx); err != nil {
+		cancel()
+		<-served
+		return err
 	}
 	srv.SetReady(true)
-	mode := "installation"
-	if licenseServer {
-		mode = "licence server"
-	}
-	log.Info("vulnkeeper ready", slog.String("mode", mode), slog.String("listen", ln.Addr().String()),
+	log.Info("vulnkeeper ready", slog.String("mode", a.mode()), slog.String("listen", ln.Addr().String()),
 		slog.String("data_dir", cfg.Storage.DataDir), slog.Duration("startup", time.Since(started)))
 	if onListen != nil {
 		onListen(ln.Addr().String())
 	}
-	err = srv.Serve(ctx, ln)
+	err = <-served
 	log.Info("vulnkeeper stopped")
 	return err
+}
+
+// app is the set of services one serving process runs.
+type app struct {
+	cfg   Config
+	st    *sqlitestore.Store
+	log   *slog.Logger
+	deps  web.Deps
+	index *kbindex.Live
+}
+
+func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Logger) (*app, error) {
+	a := &app{cfg: cfg, st: st, log: log, deps: web.Deps{Options: cfg.Server, Limits: cfg.Limits,
+		Accounts: appliance.NewAccounts(st, cfg.Auth), AgentConfig: cfg.Agent, Sessions: st.SessionStore(),
+		OpenAPI: data.OpenAPI, LicenseServer: licenseServer, Log: log}}
+	if licenseServer {
+		key, created, err := license.LoadOrCreateKey(cfg.Storage.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			log.Info("created the licence signing key", slog.String("public_key", license.EncodePublicKey(key.Public().(ed25519.PublicKey))))
+		}
+		a.deps.Licensing = licensing.NewServer(st, key, cfg.License)
+		return a, nil
+	}
+	a.index = kbindex.NewLive(filepath.Join(cfg.Storage.DataDir, "kbindex"))
+	a.deps.Inventory = inventory.NewService(st, inventory.NewEngine(st, a.index, log), cfg.Agent, log)
+	a.deps.Containers, a.deps.Remediation = scans.NewContainers(st, log), scans.NewRemediation(st, log)
+	a.deps.KBSync = kbsync.NewClient(st, web.NewKBClient(), cfg.License, log)
+	a.deps.Inventory.OnFindingsChanged(a.autoResolve)
+	return a, nil
+}
+
+func (a *app) mode() string {
+	if a.deps.LicenseServer {
+		return "licence server"
+	}
+	return "installation"
+}
+
+// start loads what the services need and starts the background work.
+func (a *app) start(ctx context.Context) error {
+	go maintain(ctx, a.st, a.log)
+	inv := a.deps.Inventory
+	if inv == nil {
+		return nil
+	}
+	if err := loadInventory(ctx, a.st, inv, a.log); err != nil {
+		return err
+	}
+	go watchImports(ctx, a.st, inv, a.log)
+	go a.deps.KBSync.Run(ctx, func(ctx context.Context) {
+		if err := inv.Refresh(ctx); err != nil {
+			a.log.Error("refresh after a KB sync failed", slog.Any("error", err))
+		}
+	})
+	return nil
+}
+
+// autoResolve closes the assignments whose finding disappeared.
+func (a *app) autoResolve(ctx context.Context) {
+	n, err := a.deps.Remediation.AutoResolve(ctx)
+	if err != nil {
+		a.log.Error("closing assignments whose finding disappeared failed", slog.Any("error", err))
+	} else if n > 0 {
+		a.log.Info("assignments resolved because their finding disappeared", slog.Int("assignments", n))
+	}
+}
+
+func (a *app) close() {
+	if a.index != nil {
+		a.index.Close()
+	}
 }
 
 // maintain runs the store's housekeeping every hour until ctx ends.
@@ -238,22 +282,21 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// startInventory loads the embedded defaults into an empty database, builds the resolver and
+// loadInventory loads the embedded defaults into an empty database, builds the resolver and
 // match index, and brings stored matches up to date.
-func startInventory(ctx context.Context, st *sqlitestore.Store, idx *kbindex.Live, cfg Config, log *slog.Logger) (*inventory.Service, error) {
+func loadInventory(ctx context.Context, st *sqlitestore.Store, inv *inventory.Service, log *slog.Logger) error {
 	loaded, err := inventory.NewImporter(st).LoadDefaults(ctx, data.Defaults())
 	if err != nil {
-		return nil, fmt.Errorf("load default data: %w", err)
+		return fmt.Errorf("load default data: %w", err)
 	}
 	if loaded {
 		log.Info("empty database: loaded the starter catalogue and the demo CVE feed")
 	}
-	inv := inventory.NewService(st, inventory.NewEngine(st, idx, log), cfg.Agent, log)
 	if err := inv.Refresh(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	debug.FreeOSMemory() // the index builds leave much garbage; give it back before serving
-	return inv, nil
+	return nil
 }
 
 // watchImports notices writes by other processes (feed or catalogue imports from the CLI)

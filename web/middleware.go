@@ -51,6 +51,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 
 // common wraps every request: an ID, security headers, an access log line, and panic
 // recovery as the last line of defence (a recovered panic is still a bug, so it is logged).
+// Until the server is ready (and while it stops) everything but /healthz answers 503.
 func (s *Server) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -78,6 +79,12 @@ func (s *Server) common(next http.Handler) http.Handler {
 			s.log.Debug("request", slog.String("request_id", id), slog.String("method", r.Method),
 				slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Duration("took", time.Since(start)))
 		}()
+		if !s.ready.Load() && r.URL.Path != "/healthz" {
+			rec.Header().Set("Retry-After", "5")
+			writeErrorBody(rec, http.StatusServiceUnavailable, "unavailable",
+				"the server is starting or stopping; retry shortly", errorDetails{})
+			return
+		}
 		next.ServeHTTP(rec, r)
 	})
 }
