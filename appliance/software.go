@@ -34,6 +34,8 @@ type Asset struct {
 	CreatedAt       time.Time
 	LastSeenAt      time.Time
 	LastInventoryAt time.Time
+	// InventoryHash fingerprints the last reconciled inventory (see inventory.Submit).
+	InventoryHash string
 }
 
 // AssetRef names a host in a product's detail.

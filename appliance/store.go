@@ -84,6 +84,7 @@ type SoftwareReader interface {
 type SoftwareWriter interface {
 	CreateAsset(ctx context.Context, a Asset) (int64, error)
 	UpdateAsset(ctx context.Context, a Asset) error
+	ForgetInventoriesWith(ctx context.Context, productID int64) error
 	CreateProduct(ctx context.Context, p Product) (int64, error)
 	// UpdateProduct writes the mutable fields (vendor, name, version, identity, resolution,
 	// criticality, deleted_at, updated_at) of p within its organization.

@@ -9,7 +9,7 @@ import (
 )
 
 const assetColumns = `id, organization_id, hostname, fqdn, ip_address, os_name, os_version, os_kernel,
-	agent_id, agent_version, created_at, last_seen_at, last_inventory_at`
+	agent_id, agent_version, created_at, last_seen_at, last_inventory_at, inventory_hash`
 
 func (q *queries) AssetByHostname(ctx context.Context, hostname string) (appliance.Asset, error) {
 	var a appliance.Asset
@@ -17,7 +17,7 @@ func (q *queries) AssetByHostname(ctx context.Context, hostname string) (applian
 	var inv sql.NullString
 	err := q.queryRow(ctx, `SELECT `+assetColumns+` FROM assets WHERE hostname = ?`, hostname).Scan(
 		&a.ID, &a.OrganizationID, &a.Hostname, &a.FQDN, &a.IPAddress, &a.OSName, &a.OSVersion, &a.OSKernel,
-		&a.AgentID, &a.AgentVersion, &created, &seen, &inv)
+		&a.AgentID, &a.AgentVersion, &created, &seen, &inv, &a.InventoryHash)
 	if err != nil {
 		return appliance.Asset{}, translate(err)
 	}
@@ -27,16 +27,17 @@ func (q *queries) AssetByHostname(ctx context.Context, hostname string) (applian
 
 func (q *queries) CreateAsset(ctx context.Context, a appliance.Asset) (int64, error) {
 	return q.insert(ctx, `INSERT INTO assets (organization_id, hostname, fqdn, ip_address, os_name, os_version, os_kernel,
-		agent_id, agent_version, created_at, last_seen_at, last_inventory_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		agent_id, agent_version, created_at, last_seen_at, last_inventory_at, inventory_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.OrganizationID, a.Hostname, a.FQDN, a.IPAddress, a.OSName, a.OSVersion, a.OSKernel, a.AgentID, a.AgentVersion,
-		fmtTime(a.CreatedAt), fmtTime(a.LastSeenAt), timeOrNull(a.LastInventoryAt))
+		fmtTime(a.CreatedAt), fmtTime(a.LastSeenAt), timeOrNull(a.LastInventoryAt), a.InventoryHash)
 }
 
 func (q *queries) UpdateAsset(ctx context.Context, a appliance.Asset) error {
 	return q.execOne(ctx, `UPDATE assets SET fqdn = ?, ip_address = ?, os_name = ?, os_version = ?, os_kernel = ?,
-		agent_id = ?, agent_version = ?, last_seen_at = ?, last_inventory_at = ? WHERE id = ? AND organization_id = ?`,
+		agent_id = ?, agent_version = ?, last_seen_at = ?, last_inventory_at = ?, inventory_hash = ?
+		WHERE id = ? AND organization_id = ?`,
 		a.FQDN, a.IPAddress, a.OSName, a.OSVersion, a.OSKernel, a.AgentID, a.AgentVersion, fmtTime(a.LastSeenAt),
-		timeOrNull(a.LastInventoryAt), a.ID, a.OrganizationID)
+		timeOrNull(a.LastInventoryAt), a.InventoryHash, a.ID, a.OrganizationID)
 }
 
 func (q *queries) LiveInstallations(ctx context.Context, assetID int64) ([]appliance.Installation, error) {
@@ -106,4 +107,12 @@ func (q *queries) LiveInstalledProducts(ctx context.Context, assetID int64) ([]a
 		out = append(out, ip)
 	}
 	return out, rows.Err()
+}
+
+// ForgetInventoriesWith clears the fingerprint of every host with a live installation of the
+// product, so its next inventory is reconciled in full (it undeletes or re-resolves the product).
+func (q *queries) ForgetInventoriesWith(ctx context.Context, productID int64) error {
+	_, err := q.exec(ctx, `UPDATE assets SET inventory_hash = '' WHERE id IN
+		(SELECT asset_id FROM installations WHERE product_id = ? AND removed_at IS NULL)`, productID)
+	return err
 }

@@ -60,6 +60,11 @@ func NewEngine(store appliance.Store, index CandidateIndex, log *slog.Logger) *E
 // Resolver is the resolution policy over the current catalogue.
 func (e *Engine) Resolver() *resolve.Resolver { return e.resolver }
 
+// generations are the store generations the engine was loaded from.
+func (e *Engine) generations() (catalog, kb, cve int64) {
+	return e.catalogGen.Load(), e.kbGen.Load(), e.cveGen.Load()
+}
+
 // CVEGeneration is the generation of the CVE data the match index was built from.
 func (e *Engine) CVEGeneration() int64 { return e.cveGen.Load() }
 

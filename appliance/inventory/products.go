@@ -207,6 +207,9 @@ func (s *Service) UpdateProduct(ctx context.Context, orgID, userID, id int64, in
 		if err := tx.UpdateProduct(ctx, p); err != nil {
 			return err
 		}
+		if err := tx.ForgetInventoriesWith(ctx, p.ID); err != nil { // hosts still report the old name or version
+			return err
+		}
 		_, err := s.rematch(ctx, tx, p)
 		return err
 	})
@@ -280,6 +283,9 @@ func (s *Service) DeleteProduct(ctx context.Context, orgID, id int64) error {
 	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
 		p.DeletedAt, p.UpdatedAt, p.MatchGeneration = now, now, -1
 		if err := tx.UpdateProduct(ctx, p); err != nil {
+			return err
+		}
+		if err := tx.ForgetInventoriesWith(ctx, p.ID); err != nil { // a host reporting it again restores it
 			return err
 		}
 		_, err := tx.ReplaceMatches(ctx, p.ID, nil, -1, now)

@@ -2,6 +2,8 @@ package inventory
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -62,6 +64,10 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 	if !rep.HasProducts {
 		return s.noProducts(ctx, orgID, rep)
 	}
+	fp := s.fingerprint(rep)
+	if res, done, err := s.resubmitted(ctx, orgID, rep, fp); err != nil || done {
+		return res, err
+	}
 	resolved, err := s.resolveItems(ctx, orgID, rep.Items)
 	if err != nil {
 		return Result{}, err
@@ -69,7 +75,7 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 	res := Result{Hostname: rep.Hostname}
 	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
 		res.Summary = Summary{}
-		id, err := s.reconcile(ctx, tx, orgID, rep, resolved, &res.Summary)
+		id, err := s.reconcile(ctx, tx, orgID, rep, fp, resolved, &res.Summary)
 		res.AssetID = id
 		return err
 	})
@@ -205,8 +211,8 @@ func (s *Service) overridesFor(ctx context.Context, orgID int64, items []Item) (
 	return overrideMap(found), err
 }
 
-func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, rep Report, resolved map[pairKey]resolution, sum *Summary) (int64, error) {
-	asset, err := s.upsertAsset(ctx, tx, orgID, rep)
+func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, rep Report, fp string, resolved map[pairKey]resolution, sum *Summary) (int64, error) {
+	asset, err := s.upsertAsset(ctx, tx, orgID, rep, fp)
 	if err != nil {
 		return 0, err
 	}
@@ -261,7 +267,7 @@ func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, r
 	return asset.ID, nil
 }
 
-func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64, rep Report) (appliance.Asset, error) {
+func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64, rep Report, fp string) (appliance.Asset, error) {
 	now := s.now().UTC()
 	a, err := ownedAsset(ctx, tx, orgID, rep.Hostname)
 	if err != nil && !errors.Is(err, appliance.ErrNotFound) {
@@ -274,7 +280,7 @@ func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64,
 	a.FQDN, a.IPAddress = rep.FQDN, rep.IPAddress
 	a.OSName, a.OSVersion, a.OSKernel = rep.OSName, rep.OSVersion, rep.OSKernel
 	a.AgentID, a.AgentVersion = rep.AgentID, rep.AgentVersion
-	a.LastSeenAt, a.LastInventoryAt = now, now
+	a.LastSeenAt, a.LastInventoryAt, a.InventoryHash = now, now, fp
 	if fresh {
 		id, err := tx.CreateAsset(ctx, a)
 		a.ID = id
@@ -338,4 +344,40 @@ func (s *Service) install(ctx context.Context, tx appliance.Tx, assetID, product
 	}
 	sum.InstallationsUpdated++
 	return tx.UpdateInstallationPath(ctx, in.ID, path, now)
+}
+
+// fingerprint identifies an inventory together with the data it is resolved and matched
+// against: the same fingerprint twice means reconciling again would change nothing.
+func (s *Service) fingerprint(rep Report) string {
+	h := sha256.New()
+	cat, kb, cve := s.engine.generations()
+	fmt.Fprintf(h, "v1 %d %d %d %d\x1e", cat, kb, cve, s.engine.resolver.Generation())
+	for _, it := range rep.Items {
+		fmt.Fprintf(h, "%s\x1f%s\x1f%s\x1f%s\x1e", it.Vendor, it.Product, it.Version, it.Path)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// resubmitted handles an inventory identical to the host's last one: only the host's own
+// fields and times are written. done is false when a full reconciliation is needed.
+func (s *Service) resubmitted(ctx context.Context, orgID int64, rep Report, fp string) (Result, bool, error) {
+	a, err := ownedAsset(ctx, s.store, orgID, rep.Hostname)
+	if errors.Is(err, appliance.ErrNotFound) || (err == nil && a.InventoryHash != fp) {
+		return Result{}, false, nil
+	}
+	if err != nil {
+		return Result{}, false, err
+	}
+	done := false
+	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
+		cur, err := ownedAsset(ctx, tx, orgID, rep.Hostname)
+		if err != nil || cur.InventoryHash != fp { // changed meanwhile: reconcile in full
+			return err
+		}
+		_, err = s.upsertAsset(ctx, tx, orgID, rep, fp)
+		done = err == nil
+		return err
+	})
+	res := Result{AssetID: a.ID, Hostname: rep.Hostname, Summary: Summary{TotalProducts: len(rep.Items)}}
+	return res, done, err
 }

@@ -55,7 +55,10 @@ CREATE TABLE assets (
     agent_version     TEXT NOT NULL DEFAULT '',
     created_at        TEXT NOT NULL,
     last_seen_at      TEXT NOT NULL,
-    last_inventory_at TEXT
+    last_inventory_at TEXT,
+    -- Fingerprint of the last reconciled inventory and the data it was resolved against:
+    -- an identical resubmission needs no reconciliation.
+    inventory_hash    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX assets_organization_idx ON assets(organization_id);
 
