@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"time"
@@ -58,6 +59,9 @@ func addServeFlags(cmd *cobra.Command) {
 func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(addr string)) error {
 	started := time.Now()
 	log := newLogger(cfg.Log)
+	if cfg.Server.MemoryLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(cfg.Server.MemoryLimitMB) << 20)
+	}
 	st, err := sqlitestore.Open(ctx, dbPath(cfg), cfg.storeOptions(), log)
 	if err != nil {
 		return err

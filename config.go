@@ -66,6 +66,9 @@ func (c Config) Validate() error {
 	if c.Server.MaxBodyBytes < 1<<20 {
 		return fmt.Errorf("server.max_body_bytes must be at least 1048576")
 	}
+	if c.Server.MemoryLimitMB < 0 {
+		return fmt.Errorf("server.memory_limit_mb must not be negative")
+	}
 	if _, err := parseLevel(c.Log.Level); err != nil {
 		return err
 	}

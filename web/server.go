@@ -34,8 +34,11 @@ type Options struct {
 	IdleTimeout       time.Duration `mapstructure:"idle_timeout"`
 	ShutdownTimeout   time.Duration `mapstructure:"shutdown_timeout"`
 	// MaxBodyBytes bounds the largest request body (agent submissions); other routes use less.
-	MaxBodyBytes       int64         `mapstructure:"max_body_bytes"`
-	SessionLifetime    time.Duration `mapstructure:"session_lifetime"`
+	MaxBodyBytes    int64         `mapstructure:"max_body_bytes"`
+	SessionLifetime time.Duration `mapstructure:"session_lifetime"`
+	// MemoryLimitMB is a soft limit for the Go heap (GC works harder near it); 0 leaves
+	// Go's default. The GOMEMLIMIT variable, when set, wins.
+	MemoryLimitMB      int           `mapstructure:"memory_limit_mb"`
 	SessionIdleTimeout time.Duration `mapstructure:"session_idle_timeout"`
 }
 
@@ -43,7 +46,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Listen: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second, ShutdownTimeout: 30 * time.Second,
-		MaxBodyBytes: 32 << 20, SessionLifetime: 12 * time.Hour, SessionIdleTimeout: 2 * time.Hour}
+		MaxBodyBytes: 32 << 20, MemoryLimitMB: 256, SessionLifetime: 12 * time.Hour, SessionIdleTimeout: 2 * time.Hour}
 }
 
 // Deps are the services and settings a server is built from.
