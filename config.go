@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 
@@ -96,6 +97,11 @@ func newViper(file string) (*viper.Viper, error) {
 }
 
 func setDefaults(v *viper.Viper, prefix string, val reflect.Value) {
+	eachSetting(prefix, val, v.SetDefault)
+}
+
+// eachSetting calls fn with the dotted key and value of every leaf of a config struct.
+func eachSetting(prefix string, val reflect.Value, fn func(key string, value any)) {
 	t := val.Type()
 	for i := 0; i < t.NumField(); i++ {
 		key := t.Field(i).Tag.Get("mapstructure")
@@ -106,11 +112,11 @@ func setDefaults(v *viper.Viper, prefix string, val reflect.Value) {
 			key = prefix + "." + key
 		}
 		f := val.Field(i)
-		if f.Kind() == reflect.Struct && f.Type().String() != "time.Time" {
-			setDefaults(v, key, f)
+		if f.Kind() == reflect.Struct {
+			eachSetting(key, f, fn)
 			continue
 		}
-		v.SetDefault(key, f.Interface())
+		fn(key, f.Interface())
 	}
 }
 
@@ -137,4 +143,26 @@ func newLogger(c logConfig) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// redacted returns the configuration as nested maps keyed like the config file, with
+// secrets hidden and durations written as in the file.
+func (c Config) redacted() map[string]any {
+	out := map[string]any{}
+	eachSetting("", reflect.ValueOf(c), func(key string, value any) {
+		section, name, _ := strings.Cut(key, ".")
+		m, ok := out[section].(map[string]any)
+		if !ok {
+			m = map[string]any{}
+			out[section] = m
+		}
+		if d, ok := value.(time.Duration); ok {
+			value = d.String()
+		}
+		if key == "license.admin_token" && value != "" {
+			value = "<redacted>"
+		}
+		m[name] = value
+	})
+	return out
 }
