@@ -90,6 +90,7 @@ type SoftwareWriter interface {
 	// criticality, deleted_at, updated_at) of p within its organization.
 	UpdateProduct(ctx context.Context, p Product) error
 	CreateInstallation(ctx context.Context, in Installation) (int64, error)
+	CreateInstallations(ctx context.Context, ins []Installation) error
 	UpdateInstallationPath(ctx context.Context, id int64, path string, at time.Time) error
 	RemoveInstallation(ctx context.Context, id int64, at time.Time) error
 	CountLiveInstallations(ctx context.Context, productID int64) (int, error)

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -63,6 +64,24 @@ func (q *queries) LiveInstallations(ctx context.Context, assetID int64) ([]appli
 func (q *queries) CreateInstallation(ctx context.Context, in appliance.Installation) (int64, error) {
 	return q.insert(ctx, `INSERT INTO installations (asset_id, product_id, path, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
 		in.AssetID, in.ProductID, in.Path, fmtTime(in.CreatedAt), fmtTime(in.CreatedAt))
+}
+
+// CreateInstallations inserts many installations in one statement.
+func (q *queries) CreateInstallations(ctx context.Context, ins []appliance.Installation) error {
+	if len(ins) == 0 {
+		return nil
+	}
+	rows := make([][4]any, len(ins))
+	for i, in := range ins {
+		rows[i] = [4]any{in.AssetID, in.ProductID, in.Path, fmtTime(in.CreatedAt)}
+	}
+	doc, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	_, err = q.exec(ctx, `INSERT INTO installations (asset_id, product_id, path, created_at, updated_at)
+		SELECT value->>0, value->>1, value->>2, value->>3, value->>3 FROM json_each(?)`, string(doc))
+	return translate(err)
 }
 
 func (q *queries) UpdateInstallationPath(ctx context.Context, id int64, path string, at time.Time) error {

@@ -243,6 +243,7 @@ func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, r
 		known[k] = p
 	}
 	kept := make(map[int64]bool, len(rep.Items))
+	var fresh []appliance.Installation
 	for i, it := range rep.Items {
 		existing, found := known[keys[i]]
 		p, err := s.upsertProduct(ctx, tx, orgID, it, existing, found, resolved[pairKey{it.Vendor, it.Product}], sum)
@@ -250,9 +251,12 @@ func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, r
 			return 0, err
 		}
 		kept[p.ID] = true
-		if err := s.install(ctx, tx, asset.ID, p.ID, it.Path, byProduct, sum); err != nil {
+		if err := s.install(ctx, tx, asset.ID, p.ID, it.Path, byProduct, &fresh, sum); err != nil {
 			return 0, err
 		}
+	}
+	if err := tx.CreateInstallations(ctx, fresh); err != nil {
+		return 0, err
 	}
 	for pid, in := range byProduct {
 		if kept[pid] {
@@ -328,16 +332,16 @@ func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int6
 	return p, nil
 }
 
+// install records a product on the host: new installations are collected in fresh (written
+// in one statement), a changed path is updated.
 func (s *Service) install(ctx context.Context, tx appliance.Tx, assetID, productID int64, path string,
-	live map[int64]appliance.Installation, sum *Summary) error {
+	live map[int64]appliance.Installation, fresh *[]appliance.Installation, sum *Summary) error {
 	now := s.now().UTC()
 	in, ok := live[productID]
 	if !ok {
-		_, err := tx.CreateInstallation(ctx, appliance.Installation{AssetID: assetID, ProductID: productID, Path: path, CreatedAt: now})
-		if err == nil {
-			sum.InstallationsCreated++
-		}
-		return err
+		*fresh = append(*fresh, appliance.Installation{AssetID: assetID, ProductID: productID, Path: path, CreatedAt: now})
+		sum.InstallationsCreated++
+		return nil
 	}
 	if in.Path == path {
 		return nil
