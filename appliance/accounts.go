@@ -23,11 +23,14 @@ const (
 	RoleMember   Role = "member"
 )
 
-// ScopeAgent lets a key submit inventories, heartbeats and scans.
-const ScopeAgent = "agent"
+// Key scopes: ScopeAgent lets a key submit inventories, heartbeats and scans; ScopeMetrics
+// lets a scraper read /metrics.
+const (
+	ScopeAgent   = "agent"
+	ScopeMetrics = "metrics"
+)
 
-// KnownScopes are the scopes an agent key may carry.
-var knownScopes = map[string]bool{ScopeAgent: true, "metrics": true}
+var knownScopes = map[string]bool{ScopeAgent: true, ScopeMetrics: true}
 
 // Organization is a tenant; every record belongs to exactly one.
 type Organization struct {

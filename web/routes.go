@@ -20,6 +20,7 @@ func (s *Server) routeTable() []route {
 	fn := func(f http.HandlerFunc) http.Handler { return f }
 	return []route{
 		{"GET", "/healthz", s.bare, fn(s.health)},
+		{"GET", "/metrics", s.metricsAuth, s.metrics.handler()},
 		{"GET", "/api/openapi.json", s.open, fn(s.openAPI)},
 		{"GET", "/api/docs", s.open, fn(s.docsRedirect)},
 		{"GET", "/api/docs/*file", s.open, s.docs()},
@@ -65,6 +66,7 @@ func (s *Server) licenseRoutes() []route {
 	fn := func(f http.HandlerFunc) http.Handler { return f }
 	return []route{
 		{"GET", "/healthz", s.bare, fn(s.health)},
+		{"GET", "/metrics", s.adminOnly, s.metrics.handler()},
 		{"POST", "/api/v1/license/activate", s.open, fn(s.activate)},
 		{"POST", "/api/v1/heartbeat", s.licensed, fn(s.licenseHeartbeat)},
 		{"POST", "/api/v1/verify-signed", s.licensed, fn(s.verifySigned)},

@@ -84,6 +84,7 @@ type Server struct {
 	ready       atomic.Bool
 	lim         limiters
 	handler     http.Handler
+	metrics     *metrics
 }
 
 // NewServer builds the route table for an installation or, with LicenseServer, a licence server.
@@ -99,7 +100,7 @@ func NewServer(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("openapi document: %w", err)
 	}
 	s := &Server{opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
-		lim: newLimiters(d.Limits, d.Now)}
+		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	router := httprouter.New()
 	router.HandleMethodNotAllowed = true
@@ -107,7 +108,7 @@ func NewServer(d Deps) (*Server, error) {
 	router.MethodNotAllowed = http.HandlerFunc(s.methodNotAllowed)
 	router.PanicHandler = nil // recovery is a middleware, so it also covers the chains
 	for _, rt := range s.routeTable() {
-		router.Handler(rt.method, rt.path, rt.chain(rt.handler))
+		router.Handler(rt.method, rt.path, s.metrics.instrument(rt.method, rt.path, rt.chain(rt.handler)))
 	}
 	s.handler = s.common(router)
 	return s, nil
