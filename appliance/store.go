@@ -93,7 +93,6 @@ type SoftwareWriter interface {
 	CreateInstallations(ctx context.Context, ins []Installation) error
 	UpdateInstallationPath(ctx context.Context, id int64, path string, at time.Time) error
 	RemoveInstallation(ctx context.Context, id int64, at time.Time) error
-	CountLiveInstallations(ctx context.Context, productID int64) (int, error)
 	// ReplaceMatches makes the product's matches exactly ms (keeping the ids of those that
 	// stay), records generation, and returns how many stale matches it removed.
 	ReplaceMatches(ctx context.Context, productID int64, ms []MatchInput, generation int64, at time.Time) (int, error)

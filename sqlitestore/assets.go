@@ -93,11 +93,6 @@ func (q *queries) RemoveInstallation(ctx context.Context, id int64, at time.Time
 		fmtTime(at), fmtTime(at), id)
 }
 
-func (q *queries) CountLiveInstallations(ctx context.Context, productID int64) (int, error) {
-	var n int
-	err := q.queryRow(ctx, `SELECT count(*) FROM installations WHERE product_id = ? AND removed_at IS NULL`, productID).Scan(&n)
-	return n, err
-}
 
 // LiveInstalledProducts returns the host's live installations with their products (counts
 // not filled), in one query: on an unchanged resubmission this is all reconciliation reads.
