@@ -93,7 +93,6 @@ func (q *queries) RemoveInstallation(ctx context.Context, id int64, at time.Time
 		fmtTime(at), fmtTime(at), id)
 }
 
-
 // LiveInstalledProducts returns the host's live installations with their products (counts
 // not filled), in one query: on an unchanged resubmission this is all reconciliation reads.
 func (q *queries) LiveInstalledProducts(ctx context.Context, assetID int64) ([]appliance.InstalledProduct, error) {
