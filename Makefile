@@ -6,7 +6,7 @@ LDFLAGS     := -s -w -X main.version=$(VERSION)
 # Conformance groups that are done; each issue adds its own.
 CONFORMANCE := basics,auth,inventory,products,containers,remediation,license,limits
 
-.PHONY: build run test vet gotest conformance bench fuzz clean
+.PHONY: build run test vet staticcheck gotest conformance bench fuzz clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
@@ -15,11 +15,16 @@ build:
 run: build
 	./$(BIN) quickstart --data-dir ./var --listen 127.0.0.1:8080
 
-test: vet gotest conformance
+test: vet staticcheck gotest conformance
 
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+
+# Pinned, run through the module proxy, so CI needs nothing installed.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
 
 gotest:
 	$(GO) test -count=1 -timeout 12m ./...
