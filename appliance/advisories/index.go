@@ -46,7 +46,7 @@ func (ix *Index) Add(adv Advisory) {
 		ri.byName[e.Package] = append(ri.byName[e.Package], ref)
 		for b := range e.Binaries {
 			ri.byBinary[b] = append(ri.byBinary[b], ref)
-			if e.IsSource && b != e.Package {
+			if e.IsSource {
 				ri.sourceOf[b] = e.Package
 			}
 		}
