@@ -92,10 +92,16 @@ func (ix *Index) SourceOf(distro, release, binary string) string {
 	return ""
 }
 
-// trimArch drops a dpkg ":amd64" architecture qualifier from a package name.
+// trimArch drops a dpkg architecture qualifier ("libc6:amd64" → "libc6"); other colons
+// (Maven's group:artifact) stay.
 func trimArch(name string) string {
-	if i := strings.IndexByte(name, ':'); i > 0 {
+	if i := strings.LastIndexByte(name, ':'); i > 0 && dpkgArchs[name[i+1:]] {
 		return name[:i]
 	}
 	return name
+}
+
+var dpkgArchs = map[string]bool{
+	"amd64": true, "i386": true, "arm64": true, "armhf": true, "armel": true, "ppc64el": true,
+	"s390x": true, "mips64el": true, "riscv64": true, "all": true, "any": true, "x32": true,
 }

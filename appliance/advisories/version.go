@@ -47,6 +47,17 @@ func SchemeOf(ecosystem string) Scheme {
 
 // Compare orders a and b by scheme s: -1, 0 or +1. A version the scheme cannot parse is an error.
 func Compare(s Scheme, a, b string) (int, error) {
+	c, err := compare(s, a, b)
+	switch {
+	case c < 0:
+		c = -1
+	case c > 0:
+		c = 1
+	}
+	return c, err
+}
+
+func compare(s Scheme, a, b string) (int, error) {
 	switch s {
 	case SchemeDpkg:
 		va, err := deb.NewVersion(a)
