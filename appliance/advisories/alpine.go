@@ -20,7 +20,7 @@ type secdb struct {
 	Packages      []struct {
 		Pkg struct {
 			Name     string              `json:"name" yaml:"name"`
-			Secfixes map[string][]string `json:"secfixes" yaml:"secfixes"`
+			Secfixes map[string]idList `json:"secfixes" yaml:"secfixes"`
 		} `json:"pkg" yaml:"pkg"`
 	} `json:"packages" yaml:"packages"`
 }
@@ -83,7 +83,7 @@ func isJSON(br *bufio.Reader) bool {
 }
 
 // secfixAdvisories turns one package's secfixes into per-CVE advisories.
-func secfixAdvisories(pkg string, secfixes map[string][]string) []Advisory {
+func secfixAdvisories(pkg string, secfixes map[string]idList) []Advisory {
 	if pkg == "" {
 		return nil
 	}
@@ -126,4 +126,47 @@ func laterFix(a, b string) bool {
 	}
 	c, err := Compare(SchemeAPK, a, b)
 	return err == nil && c > 0
+}
+
+// idList is a secfixes value: a list of ids; null, an empty object (seen in real files) or
+// anything else that is not a list counts as no ids, and a lone string as one line.
+type idList []string
+
+func (l *idList) UnmarshalJSON(b []byte) error {
+	var list []any
+	if json.Unmarshal(b, &list) == nil {
+		*l = stringsOf(list)
+		return nil
+	}
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*l = idList{one}
+	}
+	return nil
+}
+
+func (l *idList) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if c.Kind == yaml.ScalarNode {
+				*l = append(*l, c.Value)
+			}
+		}
+	case yaml.ScalarNode:
+		if n.Tag != "!!null" {
+			*l = idList{n.Value}
+		}
+	}
+	return nil
+}
+
+func stringsOf(list []any) idList {
+	out := make(idList, 0, len(list))
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
