@@ -19,7 +19,7 @@ type secdb struct {
 	DistroVersion string `json:"distroversion" yaml:"distroversion"`
 	Packages      []struct {
 		Pkg struct {
-			Name     string              `json:"name" yaml:"name"`
+			Name     string            `json:"name" yaml:"name"`
 			Secfixes map[string]idList `json:"secfixes" yaml:"secfixes"`
 		} `json:"pkg" yaml:"pkg"`
 	} `json:"packages" yaml:"packages"`

@@ -180,6 +180,10 @@ func TestReadmeCase8BullseyeOpenSSL(t *testing.T) {
 		t.Fatalf("bullseye: %q %q", res.Coverage, res.DataRelease)
 	}
 	checkWants(t, res, []want{{id: "DSA-5343-1", pkg: "libssl1.1"}, {id: "DSA-5123-1", pkg: "liblzma5"}})
+	// The lists stop in April 2023, before bookworm: a Debian 12 host is not covered.
+	if r := ix.Match(Host{OSID: "debian", VersionID: "12"}, []Installed{ssl}); r.Coverage != NotCovered {
+		t.Errorf("bookworm: %q, want not covered", r.Coverage)
+	}
 	// Control: the version before the DSA's fix is affected.
 	old := ssl
 	old.Version = "1.1.1n-0+deb11u3"
