@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -98,13 +99,8 @@ func secfixAdvisories(pkg string, secfixes map[string]idList) []Advisory {
 			}
 		}
 	}
-	ids := make([]string, 0, len(fixedIn))
-	for id := range fixedIn {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	out := make([]Advisory, 0, len(ids))
-	for _, id := range ids {
+	out := make([]Advisory, 0, len(fixedIn))
+	for _, id := range slices.Sorted(maps.Keys(fixedIn)) {
 		cves, aliases := splitIDs(id, []string{id})
 		ap := AffectedPackage{Scheme: SchemeAPK, Package: pkg, IsSource: true}
 		if v := fixedIn[id]; v == "0" {

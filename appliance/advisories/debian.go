@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,12 +64,7 @@ func DecodeDebianTracker(r io.Reader, fn func(Advisory) error) error {
 		if err := dec.Decode(&cves); err != nil {
 			return trackerErr(fmt.Errorf("package %q: %w", src, err))
 		}
-		ids := make([]string, 0, len(cves))
-		for id := range cves {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
+		for _, id := range slices.Sorted(maps.Keys(cves)) {
 			c := cves[id]
 			if err := fn(trackerAdvisory(src, id, &c)); err != nil {
 				return err
@@ -103,12 +99,7 @@ func trackerAdvisory(src, id string, c *trackerCVE) Advisory {
 	if json.Unmarshal(c.Releases, &rels) != nil { // an empty list or another shape: no release data
 		return adv
 	}
-	names := make([]string, 0, len(rels))
-	for n := range rels {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(rels)) {
 		rel := rels[n]
 		ap := debianEntry(DebianRelease(n), src)
 		switch {

@@ -60,49 +60,30 @@ func Compare(s Scheme, a, b string) (int, error) {
 func compare(s Scheme, a, b string) (int, error) {
 	switch s {
 	case SchemeDpkg:
-		va, err := deb.NewVersion(a)
-		if err != nil {
-			return 0, fmt.Errorf("dpkg version %q: %w", a, err)
-		}
-		vb, err := deb.NewVersion(b)
-		if err != nil {
-			return 0, fmt.Errorf("dpkg version %q: %w", b, err)
-		}
-		return va.Compare(vb), nil
+		return both("dpkg", deb.NewVersion, a, b, func(x, y deb.Version) int { return x.Compare(y) })
 	case SchemeRPM:
 		return rpm.NewVersion(a).Compare(rpm.NewVersion(b)), nil
 	case SchemeAPK:
-		va, err := apk.NewVersion(a)
-		if err != nil {
-			return 0, fmt.Errorf("apk version %q: %w", a, err)
-		}
-		vb, err := apk.NewVersion(b)
-		if err != nil {
-			return 0, fmt.Errorf("apk version %q: %w", b, err)
-		}
-		return va.Compare(vb), nil
+		return both("apk", apk.NewVersion, a, b, apk.Version.Compare)
 	case SchemePEP440:
-		va, err := pep440.Parse(a)
-		if err != nil {
-			return 0, fmt.Errorf("pep440 version %q: %w", a, err)
-		}
-		vb, err := pep440.Parse(b)
-		if err != nil {
-			return 0, fmt.Errorf("pep440 version %q: %w", b, err)
-		}
-		return va.Compare(vb), nil
+		return both("pep440", pep440.Parse, a, b, pep440.Version.Compare)
 	case SchemeMaven:
-		va, err := mvn.NewVersion(a)
-		if err != nil {
-			return 0, fmt.Errorf("maven version %q: %w", a, err)
-		}
-		vb, err := mvn.NewVersion(b)
-		if err != nil {
-			return 0, fmt.Errorf("maven version %q: %w", b, err)
-		}
-		return va.Compare(vb), nil
+		return both("maven", mvn.NewVersion, a, b, mvn.Version.Compare)
 	}
 	return compareSemver(a, b)
+}
+
+// both parses a and b with parse and compares them with cmp.
+func both[V any](scheme string, parse func(string) (V, error), a, b string, cmp func(V, V) int) (int, error) {
+	va, err := parse(a)
+	if err != nil {
+		return 0, fmt.Errorf("%s version %q: %w", scheme, a, err)
+	}
+	vb, err := parse(b)
+	if err != nil {
+		return 0, fmt.Errorf("%s version %q: %w", scheme, b, err)
+	}
+	return cmp(va, vb), nil
 }
 
 // compareSemver orders semantic versions with or without a leading "v" (Go, Composer purls).
