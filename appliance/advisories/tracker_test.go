@@ -97,7 +97,7 @@ func TestDebianTrackerStates(t *testing.T) {
 	defer f.Close()
 	byKey := map[string]Advisory{}
 	if err := DecodeDebianTracker(f, func(a Advisory) error {
-		byKey[a.ID+"|"+a.Affected0Package()] = a
+		byKey[a.ID+"|"+firstPackage(a)] = a
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -120,8 +120,8 @@ func TestDebianTrackerStates(t *testing.T) {
 	}
 }
 
-// Affected0Package names the first entry's package ("" when none), for test keys.
-func (adv Advisory) Affected0Package() string {
+// firstPackage names the first entry's package ("" when none), for test keys.
+func firstPackage(adv Advisory) string {
 	if len(adv.Affected) == 0 {
 		return ""
 	}
