@@ -66,7 +66,7 @@ func (c *cli) userCommand() *cobra.Command {
 
 	passwd := &cobra.Command{
 		Use:   "passwd --username U --password-stdin [--must-change]",
-		Short: "Set a user's password; the password is read from standard input",
+		Short: "Set a user's password (ending all of their sessions); the password is read from standard input",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !fromStdin {
@@ -89,7 +89,25 @@ func (c *cli) userCommand() *cobra.Command {
 	passwd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the password from standard input")
 	passwd.Flags().BoolVar(&mustChange, "must-change", false, "force a change at the next login")
 	_ = passwd.MarkFlagRequired("username")
-	user.AddCommand(create, passwd)
+	reset2FA := &cobra.Command{
+		Use:   "reset-2fa --org NAME --username U",
+		Short: "Turn off a user's two-factor authentication (a lost authenticator); they can enrol again",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.withAccounts(cmd, func(a *appliance.Accounts) error {
+				if err := a.ResetTOTPByName(cmd.Context(), orgName, username); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.out, "two-factor authentication of %q in %q turned off\n", username, orgName)
+				return nil
+			})
+		},
+	}
+	reset2FA.Flags().StringVar(&orgName, "org", "", "organization name (required)")
+	reset2FA.Flags().StringVar(&username, "username", "", "login name (required)")
+	_ = reset2FA.MarkFlagRequired("org")
+	_ = reset2FA.MarkFlagRequired("username")
+	user.AddCommand(create, passwd, reset2FA)
 	return user
 }
 

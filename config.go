@@ -70,6 +70,9 @@ func (c Config) Validate() error {
 	if c.Server.MemoryLimitMB < 0 {
 		return fmt.Errorf("server.memory_limit_mb must not be negative")
 	}
+	if err := web.ValidateTrustedProxies(c.Server.TrustedProxies); err != nil {
+		return err
+	}
 	if _, err := parseLevel(c.Log.Level); err != nil {
 		return err
 	}

@@ -53,6 +53,10 @@ func TestConfigSources(t *testing.T) {
 			c.Agent.ScanIntervalSeconds = 3600
 			c.Log.Format = "json"
 		}},
+		{"trusted proxies from the environment", map[string]string{"VULNKEEPER_SERVER_TRUSTED_PROXIES": "10.0.0.0/8,192.0.2.1"}, "",
+			func(c *Config) { c.Server.TrustedProxies = []string{"10.0.0.0/8", "192.0.2.1"} }},
+		{"trusted proxies from the file", nil, "server:\n  trusted_proxies: [127.0.0.1/32, \"::1\"]\n",
+			func(c *Config) { c.Server.TrustedProxies = []string{"127.0.0.1/32", "::1"} }},
 		{"environment over file", map[string]string{"VULNKEEPER_SERVER_LISTEN": "127.0.0.1:1"}, "server:\n  listen: 127.0.0.1:2\n",
 			func(c *Config) { c.Server.Listen = "127.0.0.1:1" }},
 	}
@@ -85,6 +89,7 @@ func TestConfigRefused(t *testing.T) {
 		{"scan interval too short", "agent:\n  scan_interval: 5\n", "scan_interval"},
 		{"certificate without key", "server:\n  tls_cert: cert.pem\n", "tls_key"},
 		{"wrong type", "limits:\n  login_per_minute: many\n", "login_per_minute"},
+		{"malformed trusted proxy", "server:\n  trusted_proxies: [10.0.0.0/40]\n", "server.trusted_proxies"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 )
 
@@ -52,6 +54,11 @@ type User struct {
 	TOTPEnabled        bool
 	CreatedAt          time.Time
 	LastLoginAt        time.Time
+	// SessionGeneration is copied into each session at login; a session holding an older
+	// value is over (a password change increments it).
+	SessionGeneration int64
+	// TOTPLastStep is the last accepted TOTP time step; codes of it or earlier are refused.
+	TOTPLastStep int64
 }
 
 // AgentKey authenticates an agent; only the SHA-256 of the key is stored.
@@ -197,16 +204,16 @@ type LoginResult struct {
 // in comparable time.
 func (a *Accounts) Login(ctx context.Context, username, password string) (LoginResult, error) {
 	u, err := a.store.UserByUsername(ctx, strings.TrimSpace(username))
-	if errors.Is(err, ErrNotFound) || (err == nil && len(password) > maxPasswordLen) {
+	if errors.Is(err, ErrNotFound) {
 		a.hasher.VerifyNobody(ctx, password)
 		return LoginResult{}, errBadLogin
 	}
 	if err != nil {
 		return LoginResult{}, err
 	}
-	ok, err := a.hasher.Verify(ctx, u.PasswordHash, password)
+	ok, err := a.checkPassword(ctx, u, password)
 	if err != nil {
-		return LoginResult{}, fmt.Errorf("verify password of user %d: %w", u.ID, err)
+		return LoginResult{}, err
 	}
 	if !ok {
 		return LoginResult{}, errBadLogin
@@ -216,6 +223,20 @@ func (a *Accounts) Login(ctx context.Context, username, password string) (LoginR
 		return LoginResult{}, err
 	}
 	return LoginResult{User: u, NextStep: a.nextStep(u)}, nil
+}
+
+// checkPassword reports whether password is u's. A password longer than the policy allows
+// cannot be u's (the policy refused it when it was set) and costs the same work as any other.
+func (a *Accounts) checkPassword(ctx context.Context, u User, password string) (bool, error) {
+	if passwordLength(password) > maxPasswordLen {
+		a.hasher.VerifyNobody(ctx, password)
+		return false, nil
+	}
+	ok, err := a.hasher.Verify(ctx, u.PasswordHash, password)
+	if err != nil {
+		return false, fmt.Errorf("verify password of user %d: %w", u.ID, err)
+	}
+	return ok, nil
 }
 
 func (a *Accounts) nextStep(u User) string {
@@ -243,27 +264,29 @@ func (a *Accounts) User(ctx context.Context, id int64) (User, error) {
 	return a.store.UserByID(ctx, id)
 }
 
-// ChangePassword replaces the password of userID after checking the current one.
-func (a *Accounts) ChangePassword(ctx context.Context, userID int64, current, next string) error {
+// ChangePassword replaces the password of userID after checking the current one. It
+// starts a new session generation, which ends every session of the user; the caller puts
+// the returned generation into the session that asked, so that one stays valid.
+func (a *Accounts) ChangePassword(ctx context.Context, userID int64, current, next string) (int64, error) {
 	u, err := a.store.UserByID(ctx, userID)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	ok, err := a.hasher.Verify(ctx, u.PasswordHash, current)
+	ok, err := a.checkPassword(ctx, u, current)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !ok {
-		return Invalid("current_password", "match", "current password is wrong")
+		return 0, Invalid("current_password", "match", "current password is wrong")
 	}
 	if next == current {
-		return Invalid("new_password", "different", "new password must differ from the current one")
+		return 0, Invalid("new_password", "different", "new password must differ from the current one")
 	}
 	return a.setPassword(ctx, u.ID, next, false)
 }
 
-// ResetPassword sets the password of username (operator command); mustChange forces a
-// change at the next login.
+// ResetPassword sets the password of username (operator command) and ends all of the
+// user's sessions; mustChange forces a change at the next login.
 func (a *Accounts) ResetPassword(ctx context.Context, username, password string, mustChange bool) error {
 	u, err := a.store.UserByUsername(ctx, strings.TrimSpace(username))
 	if errors.Is(err, ErrNotFound) {
@@ -272,19 +295,30 @@ func (a *Accounts) ResetPassword(ctx context.Context, username, password string,
 	if err != nil {
 		return err
 	}
-	return a.setPassword(ctx, u.ID, password, mustChange)
+	_, err = a.setPassword(ctx, u.ID, password, mustChange)
+	return err
 }
 
-func (a *Accounts) setPassword(ctx context.Context, userID int64, password string, mustChange bool) error {
+// setPassword stores the new password and starts a new session generation in one
+// transaction, and returns that generation.
+func (a *Accounts) setPassword(ctx context.Context, userID int64, password string, mustChange bool) (int64, error) {
 	if err := ValidatePassword("new_password", password); err != nil {
-		return err
+		return 0, err
 	}
 	hash, err := a.hasher.Hash(ctx, password)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	at := a.now().UTC()
-	return a.store.InTx(ctx, func(tx Tx) error { return tx.SetPassword(ctx, userID, hash, at, mustChange) })
+	var gen int64
+	err = a.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.SetPassword(ctx, userID, hash, at, mustChange); err != nil {
+			return err
+		}
+		gen, err = tx.NewSessionGeneration(ctx, userID)
+		return err
+	})
+	return gen, err
 }
 
 // BeginTOTP creates a new secret for userID, stored but not yet enabled; returns the
@@ -297,7 +331,7 @@ func (a *Accounts) BeginTOTP(ctx context.Context, userID int64) (secret, url str
 	if u.TOTPEnabled {
 		return "", "", Conflict("two-factor authentication is already enabled")
 	}
-	key, err := totp.Generate(totp.GenerateOpts{Issuer: a.opts.TOTPIssuer, AccountName: u.Username})
+	key, err := totp.Generate(totp.GenerateOpts{Issuer: a.opts.TOTPIssuer, AccountName: u.Username, Period: totpPeriod})
 	if err != nil {
 		return "", "", err
 	}
@@ -305,31 +339,147 @@ func (a *Accounts) BeginTOTP(ctx context.Context, userID int64) (secret, url str
 	return key.Secret(), key.URL(), err
 }
 
-// EnableTOTP turns on two-factor authentication once the user proves the secret works.
-func (a *Accounts) EnableTOTP(ctx context.Context, userID int64, code string) error {
+// EnableTOTP turns on two-factor authentication once the user proves, with the password
+// and a code, that they hold the account and the secret. The code is used up.
+func (a *Accounts) EnableTOTP(ctx context.Context, userID int64, password, code string) error {
 	u, err := a.store.UserByID(ctx, userID)
 	if err != nil {
 		return err
 	}
+	if u.TOTPEnabled {
+		return Conflict("two-factor authentication is already enabled")
+	}
 	if u.TOTPSecret == "" {
 		return Invalid("code", "enrolment", "start the enrolment first")
 	}
-	if !totp.Validate(strings.TrimSpace(code), u.TOTPSecret) {
-		return Invalid("code", "totp", "the code is wrong or expired")
+	if err := a.requirePassword(ctx, u, password); err != nil {
+		return err
 	}
-	return a.store.InTx(ctx, func(tx Tx) error { return tx.SetTOTP(ctx, userID, u.TOTPSecret, true) })
+	return a.useCode(ctx, u, code, Invalid("code", "totp", "the code is wrong, expired or already used"),
+		func(tx Tx) error { return tx.SetTOTP(ctx, userID, u.TOTPSecret, true) })
+}
+
+// DisableTOTP turns off the user's own two-factor authentication; it needs the password
+// and a current code.
+func (a *Accounts) DisableTOTP(ctx context.Context, userID int64, password, code string) error {
+	u, err := a.store.UserByID(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if !u.TOTPEnabled {
+		return Conflict("two-factor authentication is not enabled")
+	}
+	if err := a.requirePassword(ctx, u, password); err != nil {
+		return err
+	}
+	return a.useCode(ctx, u, code, Invalid("code", "totp", "the code is wrong, expired or already used"),
+		func(tx Tx) error { return tx.SetTOTP(ctx, userID, "", false) })
+}
+
+// ResetTOTP turns off the two-factor authentication of user id of organization orgID (an
+// organization admin helping a person who lost the authenticator). A user of another
+// organization does not exist.
+func (a *Accounts) ResetTOTP(ctx context.Context, orgID, id int64) (User, error) {
+	u, err := a.store.UserByID(ctx, id)
+	if err == nil && u.OrganizationID != orgID {
+		err = ErrNotFound
+	}
+	if errors.Is(err, ErrNotFound) {
+		return User{}, fmt.Errorf("%w: user %d does not exist", ErrNotFound, id)
+	}
+	if err != nil {
+		return User{}, err
+	}
+	return u, a.store.InTx(ctx, func(tx Tx) error { return tx.SetTOTP(ctx, u.ID, "", false) })
+}
+
+// ResetTOTPByName is ResetTOTP for the operator command: username within orgName.
+func (a *Accounts) ResetTOTPByName(ctx context.Context, orgName, username string) error {
+	org, err := a.Organization(ctx, orgName)
+	if err != nil {
+		return err
+	}
+	u, err := a.store.UserInOrganization(ctx, org.ID, strings.TrimSpace(username))
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: organization %q has no user %q", ErrNotFound, orgName, username)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = a.ResetTOTP(ctx, org.ID, u.ID)
+	return err
 }
 
 // VerifyTOTP checks the second factor of a login and returns the remaining step, if any.
+// The code is used up.
 func (a *Accounts) VerifyTOTP(ctx context.Context, userID int64, code string) (string, error) {
 	u, err := a.store.UserByID(ctx, userID)
 	if err != nil {
 		return "", err
 	}
-	if !u.TOTPEnabled || !totp.Validate(strings.TrimSpace(code), u.TOTPSecret) {
-		return "", fmt.Errorf("%w: the code is wrong or expired", ErrUnauthorized)
+	bad := fmt.Errorf("%w: the code is wrong, expired or already used", ErrUnauthorized)
+	if !u.TOTPEnabled {
+		return "", bad
+	}
+	if err := a.useCode(ctx, u, code, bad, nil); err != nil {
+		return "", err
 	}
 	return a.passwordStep(u), nil
+}
+
+func (a *Accounts) requirePassword(ctx context.Context, u User, password string) error {
+	ok, err := a.checkPassword(ctx, u, password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Invalid("password", "match", "password is wrong")
+	}
+	return nil
+}
+
+// useCode accepts code for u's secret once: its time step is recorded in the same
+// transaction as then (which may be nil), and a step not later than the last one recorded
+// is refused with bad, like a wrong code.
+func (a *Accounts) useCode(ctx context.Context, u User, code string, bad error, then func(Tx) error) error {
+	step, ok := totpStep(u.TOTPSecret, code, a.now())
+	if !ok || step <= u.TOTPLastStep {
+		return bad
+	}
+	err := a.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.UseTOTPStep(ctx, u.ID, step); err != nil {
+			return err
+		}
+		if then == nil {
+			return nil
+		}
+		return then(tx)
+	})
+	if errors.Is(err, ErrNotFound) { // a concurrent request used the same code first
+		return bad
+	}
+	return err
+}
+
+// totpPeriod is the length of a TOTP time step in seconds (RFC 6238's default).
+const totpPeriod = 30
+
+// totpStep finds the time step whose code is code, among the current step and one on
+// either side (clock skew).
+func totpStep(secret, code string, now time.Time) (int64, bool) {
+	code = strings.TrimSpace(code)
+	if secret == "" || len(code) != 6 {
+		return 0, false
+	}
+	cur := now.Unix() / totpPeriod
+	opts := totp.ValidateOpts{Period: totpPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
+	for _, step := range []int64{cur - 1, cur, cur + 1} {
+		want, err := totp.GenerateCodeCustom(secret, time.Unix(step*totpPeriod, 0), opts)
+		if err == nil && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 {
+			return step, true
+		}
+	}
+	return 0, false
 }
 
 // AgentPrincipal is who an authenticated agent key speaks for.

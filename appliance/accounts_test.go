@@ -149,7 +149,7 @@ func TestLoginNextStep(t *testing.T) {
 			t.Errorf("login %s: next step %q, user %q, %v; want %q", tt.username, res.NextStep, res.User.Username, err, tt.want)
 		}
 	}
-	code, _ := totp.GenerateCode(secret, time.Now())
+	code := nextCode(t, secret) // the current step's code went into enabling
 	if next, err := e.accounts.VerifyTOTP(ctx, second.ID, code); err != nil || next != "" {
 		t.Errorf("VerifyTOTP = %q, %v; want no further step", next, err)
 	}
@@ -166,20 +166,31 @@ func enableTOTP(t *testing.T, a *appliance.Accounts, userID int64) string {
 		t.Fatalf("BeginTOTP = %q, %v", url, err)
 	}
 	var ve *appliance.ValidationError
-	if err := a.EnableTOTP(ctx, userID, "123456x"); !errors.As(err, &ve) {
+	if err := a.EnableTOTP(ctx, userID, password, "123456x"); !errors.As(err, &ve) {
 		t.Fatalf("EnableTOTP with a wrong code: %v, want a ValidationError", err)
 	}
 	code, err := totp.GenerateCode(secret, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.EnableTOTP(ctx, userID, code); err != nil {
+	if err := a.EnableTOTP(ctx, userID, password, code); err != nil {
 		t.Fatalf("EnableTOTP: %v", err)
 	}
 	if _, _, err := a.BeginTOTP(ctx, userID); !errors.Is(err, appliance.ErrConflict) {
 		t.Fatalf("BeginTOTP when enabled: %v, want ErrConflict", err)
 	}
 	return secret
+}
+
+// nextCode is the code of the next time step: one the server accepts (clock skew) and that
+// no earlier call used.
+func nextCode(t *testing.T, secret string) string {
+	t.Helper()
+	code, err := totp.GenerateCode(secret, time.Now().Add(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
 }
 
 func TestChangePassword(t *testing.T) {
@@ -193,12 +204,16 @@ func TestChangePassword(t *testing.T) {
 		{password, "short", "new_password"},
 	} {
 		var ve *appliance.ValidationError
-		if err := e.accounts.ChangePassword(ctx, u.ID, tt.current, tt.next); !errors.As(err, &ve) || ve.Field != tt.field {
+		if _, err := e.accounts.ChangePassword(ctx, u.ID, tt.current, tt.next); !errors.As(err, &ve) || ve.Field != tt.field {
 			t.Errorf("ChangePassword(%q, %q) = %v, want a ValidationError on %s", tt.current, tt.next, err, tt.field)
 		}
 	}
-	if err := e.accounts.ChangePassword(ctx, u.ID, password, next); err != nil {
+	gen, err := e.accounts.ChangePassword(ctx, u.ID, password, next)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if gen <= u.SessionGeneration {
+		t.Errorf("session generation after the change = %d, want above %d", gen, u.SessionGeneration)
 	}
 	if _, err := e.accounts.Login(ctx, "alice", next); err != nil {
 		t.Errorf("login with the new password: %v", err)

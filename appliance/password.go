@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -21,9 +22,18 @@ const (
 	argonKeyLen    = 32
 	argonSaltLen   = 16
 
+	// Passwords are measured in characters (Unicode code points) everywhere: the policy
+	// below and the login's refusal of over-long input count the same way, so any password
+	// the policy accepts can log in. Characters, not bytes, because that is what a person
+	// counts, and a limit in bytes would give a Greek or Chinese password a quarter of the
+	// room of an English one. 256 characters are at most 1 KiB of UTF-8, a negligible
+	// input for argon2id.
 	minPasswordLen = 10
 	maxPasswordLen = 256
 )
+
+// passwordLength is the length of a password in the unit of the policy: characters.
+func passwordLength(password string) int { return utf8.RuneCountInString(password) }
 
 var errBadHash = errors.New("malformed password hash")
 
@@ -106,7 +116,7 @@ func (h *PasswordHasher) VerifyNobody(ctx context.Context, password string) {
 
 // ValidatePassword enforces the password policy on a new password.
 func ValidatePassword(field, password string) error {
-	n := len([]rune(password))
+	n := passwordLength(password)
 	if n < minPasswordLen {
 		return Invalid(field, "min_length", "password must have at least %d characters", minPasswordLen)
 	}

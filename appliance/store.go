@@ -52,6 +52,12 @@ type AccountWriter interface {
 	CreateUser(ctx context.Context, u User) (int64, error)
 	SetPassword(ctx context.Context, userID int64, hash string, changedAt time.Time, mustChange bool) error
 	SetTOTP(ctx context.Context, userID int64, secret string, enabled bool) error
+	// NewSessionGeneration increments the user's session generation (ending every session
+	// that holds an older one) and returns the new value.
+	NewSessionGeneration(ctx context.Context, userID int64) (int64, error)
+	// UseTOTPStep records step as the last accepted TOTP step of the user; ErrNotFound when
+	// the recorded one is not older (a replayed code).
+	UseTOTPStep(ctx context.Context, userID, step int64) error
 	RecordLogin(ctx context.Context, userID int64, at time.Time) error
 	CreateAgentKey(ctx context.Context, k AgentKey) (int64, error)
 	RevokeAgentKey(ctx context.Context, orgID, keyID int64, at time.Time) error

@@ -49,7 +49,7 @@ func (q *queries) Organizations(ctx context.Context) ([]appliance.Organization, 
 }
 
 const userColumns = `id, organization_id, username, role, password_hash, password_changed_at,
-	must_change_password, totp_secret, totp_enabled, created_at, last_login_at`
+	must_change_password, totp_secret, totp_enabled, created_at, last_login_at, session_generation, totp_last_step`
 
 func (q *queries) CreateUser(ctx context.Context, u appliance.User) (int64, error) {
 	return q.insert(ctx, `INSERT INTO users (organization_id, username, role, password_hash, password_changed_at,
@@ -74,7 +74,7 @@ func (q *queries) user(ctx context.Context, query string, args ...any) (applianc
 	var role, changed, created string
 	var lastLogin sql.NullString
 	err := q.queryRow(ctx, query, args...).Scan(&u.ID, &u.OrganizationID, &u.Username, &role, &u.PasswordHash,
-		&changed, &u.MustChangePassword, &u.TOTPSecret, &u.TOTPEnabled, &created, &lastLogin)
+		&changed, &u.MustChangePassword, &u.TOTPSecret, &u.TOTPEnabled, &created, &lastLogin, &u.SessionGeneration, &u.TOTPLastStep)
 	if err != nil {
 		return appliance.User{}, translate(err)
 	}
@@ -90,6 +90,20 @@ func (q *queries) SetPassword(ctx context.Context, userID int64, hash string, ch
 
 func (q *queries) SetTOTP(ctx context.Context, userID int64, secret string, enabled bool) error {
 	return q.execOne(ctx, `UPDATE users SET totp_secret = ?, totp_enabled = ? WHERE id = ?`, secret, enabled, userID)
+}
+
+// NewSessionGeneration increments the user's session generation and returns the new value.
+func (q *queries) NewSessionGeneration(ctx context.Context, userID int64) (int64, error) {
+	var gen int64
+	err := q.queryRow(ctx, `UPDATE users SET session_generation = session_generation + 1 WHERE id = ?
+		RETURNING session_generation`, userID).Scan(&gen)
+	return gen, translate(err)
+}
+
+// UseTOTPStep records step as the user's last accepted TOTP step, only if it is later than
+// the one recorded; otherwise (a replay) it is ErrNotFound.
+func (q *queries) UseTOTPStep(ctx context.Context, userID, step int64) error {
+	return q.execOne(ctx, `UPDATE users SET totp_last_step = ? WHERE id = ? AND totp_last_step < ?`, step, userID, step)
 }
 
 func (q *queries) RecordLogin(ctx context.Context, userID int64, at time.Time) error {

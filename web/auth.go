@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/justinas/nosurf"
 
@@ -15,6 +18,7 @@ import (
 const (
 	sessUserID      = "uid"
 	sessTOTPPending = "totp_pending"
+	sessGeneration  = "generation" // the user's session generation at login (see User.SessionGeneration)
 )
 
 // stage says which half-finished logins a route accepts.
@@ -35,6 +39,17 @@ var (
 	errNoSecondFactorDue = fmt.Errorf("%w: no two-factor code is due for this session", appliance.ErrConflict)
 )
 
+// requireAdmin admits only organization admins (after requireUser).
+func (s *Server) requireAdmin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if currentUser(r).Role != appliance.RoleOrgAdmin {
+			s.writeError(w, r, errAdminOnly)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // requireUser admits a request only with a session of the given stage and puts its user in
 // the context.
 func (s *Server) requireUser(st stage, next http.Handler) http.Handler {
@@ -46,6 +61,9 @@ func (s *Server) requireUser(st stage, next http.Handler) http.Handler {
 			return
 		}
 		u, err := s.accounts.User(ctx, uid)
+		if err == nil && s.sessions.GetInt64(ctx, sessGeneration) != u.SessionGeneration {
+			err = appliance.ErrNotFound // the password changed since this session began
+		}
 		if errors.Is(err, appliance.ErrNotFound) {
 			_ = s.sessions.Destroy(ctx)
 			s.writeError(w, r, errNoSession)
@@ -112,6 +130,45 @@ func (s *Server) csrf(next http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// loginRequestCheck refuses a login a browser sends from another site (login CSRF: a
+// session of the attacker's account in the victim's browser) and any login that is not
+// JSON. Cross-site pages can POST text/plain or forms without a preflight, never JSON.
+// The origin rule is nosurf's for every other unsafe request: Sec-Fetch-Site same-origin,
+// else an Origin, else a Referer of this scheme and host. A request carrying none of the
+// three cannot come from a browser (scripts, CLI clients) and passes.
+func (s *Server) loginRequestCheck(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !sameOriginOrScript(r) {
+			writeErrorBody(w, http.StatusForbidden, "csrf_failed", "cross-site login refused: log in from this server's own pages",
+				errorDetails{Field: "Origin", Constraint: "same_origin"})
+			return
+		}
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			writeErrorBody(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "send the login as Content-Type: application/json",
+				errorDetails{Field: "Content-Type", Constraint: "application/json"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func sameOriginOrScript(r *http.Request) bool {
+	site, origin, referer := r.Header.Get("Sec-Fetch-Site"), r.Header.Get("Origin"), r.Header.Get("Referer")
+	if site == "same-origin" || (site == "" && origin == "" && referer == "") {
+		return true
+	}
+	self := url.URL{Scheme: "http", Host: r.Host}
+	if r.TLS != nil {
+		self.Scheme = "https"
+	}
+	from := origin
+	if from == "" || from == "null" {
+		from = referer
+	}
+	u, err := url.Parse(from)
+	return err == nil && from != "" && u.Scheme == self.Scheme && strings.EqualFold(u.Host, self.Host)
 }
 
 // agentAuth admits requests carrying an agent key with the agent scope (X-Agent-Key or

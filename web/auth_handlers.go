@@ -1,9 +1,11 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"time"
 
+	"github.com/julienschmidt/httprouter"
 	"github.com/justinas/nosurf"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -53,17 +55,24 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, appliance.Invalid("username", "required", "username and password are required"))
 		return
 	}
+	account := accountKey(req.Username)
+	if ok, wait := s.lim.accounts.begin(account); !ok {
+		s.writeError(w, r, &appliance.RateLimitedError{RetryAfter: wait})
+		return
+	}
 	res, err := s.accounts.Login(r.Context(), req.Username, req.Password)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	s.lim.accounts.succeeded(account)
 	ctx := r.Context()
 	if err := s.sessions.RenewToken(ctx); err != nil { // a new token at every login: no fixation
 		s.writeError(w, r, err)
 		return
 	}
 	s.sessions.Put(ctx, sessUserID, res.User.ID)
+	s.sessions.Put(ctx, sessGeneration, res.User.SessionGeneration)
 	s.sessions.Put(ctx, sessTOTPPending, res.NextStep == appliance.NextStepTOTP)
 	writeJSON(w, http.StatusOK, newAuthState(res.User, res.NextStep))
 }
@@ -101,7 +110,8 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := currentUser(r)
-	if err := s.accounts.ChangePassword(r.Context(), u.ID, req.CurrentPassword, req.NewPassword); err != nil {
+	gen, err := s.accounts.ChangePassword(r.Context(), u.ID, req.CurrentPassword, req.NewPassword)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -109,6 +119,8 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// Every other session of the user holds the old generation and is over; this one goes on.
+	s.sessions.Put(r.Context(), sessGeneration, gen)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -130,17 +142,49 @@ type totpCodeRequest struct {
 	Code string `json:"code"`
 }
 
+// totpChangeRequest turns a person's own second factor on or off: both need the password
+// and a current code.
+type totpChangeRequest struct {
+	Password string `json:"password"`
+	Code     string `json:"code"`
+}
+
 func (s *Server) totpEnable(w http.ResponseWriter, r *http.Request) {
-	var req totpCodeRequest
+	s.totpChange(w, r, s.accounts.EnableTOTP)
+}
+
+func (s *Server) totpDisable(w http.ResponseWriter, r *http.Request) {
+	s.totpChange(w, r, s.accounts.DisableTOTP)
+}
+
+func (s *Server) totpChange(w http.ResponseWriter, r *http.Request, change func(ctx context.Context, userID int64, password, code string) error) {
+	var req totpChangeRequest
 	if err := decodeJSON(w, r, smallBody, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.accounts.EnableTOTP(r.Context(), currentUser(r).ID, req.Code); err != nil {
+	if err := change(r.Context(), currentUser(r).ID, req.Password, req.Code); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// totpReset is an organization admin turning off the second factor of a person of the
+// organization (a lost authenticator); the person enrols again after the next login.
+func (s *Server) totpReset(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(httprouter.ParamsFromContext(r.Context()).ByName("id"), "user")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	u, err := s.accounts.ResetTOTP(r.Context(), currentUser(r).OrganizationID, id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	u.TOTPEnabled = false
+	writeJSON(w, http.StatusOK, toUserJSON(u))
 }
 
 func (s *Server) totpVerify(w http.ResponseWriter, r *http.Request) {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -20,6 +19,7 @@ const (
 	requestIDKey ctxKey = iota
 	userKey
 	agentKey
+	clientIPKey
 )
 
 func requestID(r *http.Request) string {
@@ -56,7 +56,9 @@ func (s *Server) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := newRequestID()
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		ip := s.proxies.clientAddr(r)
+		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		r = r.WithContext(context.WithValue(ctx, clientIPKey, ip))
 		h := w.Header()
 		h.Set("X-Request-ID", id)
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -77,7 +79,7 @@ func (s *Server) common(next http.Handler) http.Handler {
 				}
 			}
 			s.log.Debug("request", slog.String("request_id", id), slog.String("method", r.Method),
-				slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Duration("took", time.Since(start)))
+				slog.String("path", r.URL.Path), slog.String("client_ip", ip), slog.Int("status", rec.status), slog.Duration("took", time.Since(start)))
 		}()
 		if !s.ready.Load() && r.URL.Path != "/healthz" {
 			rec.Header().Set("Retry-After", "5")
@@ -93,15 +95,6 @@ func newRequestID() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// clientIP is the peer address; no proxy header is trusted.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // limited refuses a request with 429 when limiter has no room for the key keyOf returns.
@@ -137,6 +130,8 @@ func byAgentKey(r *http.Request) string {
 // limiters holds one keyed limiter per route class.
 type limiters struct {
 	global, login, password, inventory, heartbeat, config, containerScan, containers, kbPush, kbPull, kbPage *keyedLimiter
+	// accounts slows login guesses per account, across client addresses.
+	accounts *accountBackoff
 }
 
 func newLimiters(o LimitOptions, now func() time.Time) limiters {
@@ -156,5 +151,6 @@ func newLimiters(o LimitOptions, now func() time.Time) limiters {
 		kbPush:        k(perHourBucket(o.KBPushPerHour)),
 		kbPull:        k(perHourBucket(o.KBPullPerHour)),
 		kbPage:        k(perHourBucket(o.KBPagesPerHour)),
+		accounts:      newAccountBackoff(o.MaxKeys, now),
 	}
 }

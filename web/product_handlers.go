@@ -186,6 +186,10 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := currentUser(r)
+	if req.CPE != nil && u.Role != appliance.RoleOrgAdmin { // a cpe becomes the organization's override and a KB contribution
+		s.writeError(w, r, errAdminOnly)
+		return
+	}
 	d, err := s.inventory.UpdateProduct(r.Context(), u.OrganizationID, u.ID, id, req.input())
 	if err != nil {
 		s.writeError(w, r, err)

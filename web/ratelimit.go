@@ -2,6 +2,7 @@ package web
 
 import (
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -208,4 +209,118 @@ func (w *slidingWindow) wait(now time.Time) time.Duration {
 func (w *slidingWindow) add(now time.Time) {
 	w.roll(now)
 	w.cur++
+}
+
+// Login back-off per account (whatever addresses the guesses come from): the first
+// backoffFree attempts in a row that do not succeed pass; from then on each attempt must
+// wait a delay that starts at backoffBase and doubles with every further attempt, up to
+// backoffMax. A successful login, or backoffForget without attempts, starts afresh. An
+// attacker can thus keep an account waiting at most backoffMax at a time, and the same
+// applies to usernames that do not exist, so the answers reveal nothing.
+const (
+	backoffFree   = 5
+	backoffBase   = time.Second
+	backoffMax    = 5 * time.Minute
+	backoffForget = time.Hour
+	// accountKeyLen is longer than any username, so distinct usernames never share a key,
+	// and bounds what a key can hold.
+	accountKeyLen = 65
+)
+
+// accountKey is the back-off key of a login name: usernames are unique regardless of case.
+func accountKey(username string) string {
+	k := strings.ToLower(strings.TrimSpace(username))
+	if len(k) > accountKeyLen {
+		k = k[:accountKeyLen]
+	}
+	return k
+}
+
+type accountBackoff struct {
+	maxKeys int
+	now     func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]*backoffEntry
+}
+
+type backoffEntry struct {
+	attempts int       // attempts since the last success
+	until    time.Time // no attempt before this
+	last     time.Time
+}
+
+func newAccountBackoff(maxKeys int, now func() time.Time) *accountBackoff {
+	return &accountBackoff{maxKeys: max(maxKeys, 16), now: now, entries: map[string]*backoffEntry{}}
+}
+
+// begin admits one login attempt on account, or says how long to wait. An admitted attempt
+// counts as a failure until succeeded says otherwise, so concurrent guesses cannot all pass
+// before the first of them fails.
+func (b *accountBackoff) begin(account string) (bool, time.Duration) {
+	if b == nil {
+		return true, 0
+	}
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e, ok := b.entries[account]
+	if ok && now.Sub(e.last) > backoffForget && !now.Before(e.until) {
+		e.attempts = 0
+	}
+	if ok && now.Before(e.until) {
+		return false, e.until.Sub(now)
+	}
+	if !ok {
+		b.makeRoom(now)
+		e = &backoffEntry{}
+		b.entries[account] = e
+	}
+	e.attempts++
+	e.last = now
+	if over := e.attempts - backoffFree; over >= 0 {
+		delay := backoffMax
+		if over < 20 {
+			delay = min(backoffBase<<over, backoffMax)
+		}
+		e.until = now.Add(delay)
+	}
+	return true, 0
+}
+
+// succeeded forgets the account's failures.
+func (b *accountBackoff) succeeded(account string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.entries, account)
+}
+
+// makeRoom keeps the map bounded: forgotten and idle entries go first, then entries not
+// waiting, then any.
+func (b *accountBackoff) makeRoom(now time.Time) {
+	if len(b.entries) < b.maxKeys {
+		return
+	}
+	for k, e := range b.entries {
+		if now.Sub(e.last) > backoffForget && !now.Before(e.until) {
+			delete(b.entries, k)
+		}
+	}
+	for k, e := range b.entries {
+		if len(b.entries) < b.maxKeys {
+			return
+		}
+		if !now.Before(e.until) {
+			delete(b.entries, k)
+		}
+	}
+	for k := range b.entries {
+		if len(b.entries) < b.maxKeys {
+			return
+		}
+		delete(b.entries, k)
+	}
 }

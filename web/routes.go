@@ -32,13 +32,15 @@ func (s *Server) routeTable() []route {
 		{"POST", "/api/auth/password", s.person(stagePassword, l.password), fn(s.changePassword)},
 		{"POST", "/api/auth/totp/setup", s.person(stageFull, l.password), fn(s.totpSetup)},
 		{"POST", "/api/auth/totp/enable", s.person(stageFull, l.password), fn(s.totpEnable)},
+		{"POST", "/api/auth/totp/disable", s.person(stageFull, l.password), fn(s.totpDisable)},
 		{"POST", "/api/auth/totp/verify", s.person(stageTOTP, l.login), fn(s.totpVerify)},
+		{"POST", "/api/users/:id/totp/reset", s.admin(l.password), fn(s.totpReset)},
 
 		{"GET", "/api/products", s.person(stageFull, l.global), fn(s.listProducts)},
 		{"POST", "/api/products", s.person(stageFull, l.global), fn(s.createProduct)},
 		{"GET", "/api/products/:id", s.person(stageFull, l.global), fn(s.getProduct)},
 		{"PUT", "/api/products/:id", s.person(stageFull, l.global), fn(s.updateProduct)},
-		{"DELETE", "/api/products/:id", s.person(stageFull, l.global), fn(s.deleteProduct)},
+		{"DELETE", "/api/products/:id", s.admin(l.global), fn(s.deleteProduct)},
 		{"GET", "/api/resolution/review", s.person(stageFull, l.global), fn(s.resolutionReview)},
 
 		{"GET", "/api/containers", s.person(stageFull, l.containers), fn(s.listContainers)},
@@ -83,20 +85,24 @@ func (s *Server) bare(h http.Handler) http.Handler { return h }
 // open: public documents, under the global per-client limit.
 func (s *Server) open(h http.Handler) http.Handler { return s.limited(s.lim.global, byIP, h) }
 
-// loginChain: the login limit per client IP, a session to renew, no CSRF (there is no session yet).
+// loginChain: the login limit per client IP, only same-origin JSON (no login CSRF), a
+// session to renew, no CSRF token (there is no session yet). The per-account back-off is
+// in the handler, which knows the account.
 func (s *Server) loginChain(h http.Handler) http.Handler {
-	return s.limited(s.lim.login, byIP, s.sessions.LoadAndSave(h))
+	return s.limited(s.lim.login, byIP, s.loginRequestCheck(s.sessions.LoadAndSave(h)))
 }
 
-// person: a session of the given stage, the route's limit per user, then CSRF.
+// person: a session of the given stage, the route's limit per user (the global budget too:
+// colleagues behind one address each have their own), then CSRF.
 func (s *Server) person(st stage, l *keyedLimiter) func(http.Handler) http.Handler {
-	key := byUser
-	if l == s.lim.global {
-		key = byIP
-	}
 	return func(h http.Handler) http.Handler {
-		return s.sessions.LoadAndSave(s.requireUser(st, s.limited(l, key, s.csrf(h))))
+		return s.sessions.LoadAndSave(s.requireUser(st, s.limited(l, byUser, s.csrf(h))))
 	}
+}
+
+// admin: person (fully signed in) for organization admins only.
+func (s *Server) admin(l *keyedLimiter) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler { return s.person(stageFull, l)(s.requireAdmin(h)) }
 }
 
 // agent: an agent key with the agent scope, then the route's limit per key.

@@ -40,13 +40,17 @@ type Options struct {
 	// Go's default. The GOMEMLIMIT variable, when set, wins.
 	MemoryLimitMB      int           `mapstructure:"memory_limit_mb"`
 	SessionIdleTimeout time.Duration `mapstructure:"session_idle_timeout"`
+	// TrustedProxies are the CIDRs (or addresses) of reverse proxies: only from them is
+	// X-Forwarded-For believed for the client address. Empty: the peer is the client.
+	TrustedProxies []string `mapstructure:"trusted_proxies"`
 }
 
 // DefaultOptions are used when the configuration names none.
 func DefaultOptions() Options {
 	return Options{Listen: "127.0.0.1:8080", ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second, ShutdownTimeout: 30 * time.Second,
-		MaxBodyBytes: 32 << 20, MemoryLimitMB: 256, SessionLifetime: 12 * time.Hour, SessionIdleTimeout: 2 * time.Hour}
+		MaxBodyBytes: 32 << 20, MemoryLimitMB: 256, SessionLifetime: 12 * time.Hour, SessionIdleTimeout: 2 * time.Hour,
+		TrustedProxies: []string{}}
 }
 
 // Deps are the services and settings a server is built from.
@@ -85,6 +89,7 @@ type Server struct {
 	lim         limiters
 	handler     http.Handler
 	metrics     *metrics
+	proxies     trustedProxies
 }
 
 // NewServer builds the route table for an installation or, with LicenseServer, a licence server.
@@ -99,7 +104,11 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapi document: %w", err)
 	}
-	s := &Server{opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
+	proxies, err := parseTrustedProxies(d.Options.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	router := httprouter.New()

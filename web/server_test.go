@@ -138,6 +138,7 @@ func TestGracefulShutdown(t *testing.T) {
 	// With 100-continue the client hands over body bytes only once the handler reads the
 	// body, so after the first write below the request is surely in flight.
 	req.Header.Set("Expect", "100-continue")
+	req.Header.Set("Content-Type", "application/json")
 	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Minute}}
 	answered := make(chan *http.Response, 1)
 	go func() {
