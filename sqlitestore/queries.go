@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -141,7 +142,8 @@ func timeOrNull(t time.Time) any {
 	return fmtTime(t)
 }
 
-// translate maps driver errors onto the domain kinds, keeping the original in the chain.
+// translate maps driver errors onto the domain kinds. The driver error stays in the chain
+// (for the log) and out of any text a client reads: a bare kind has none.
 func translate(err error) error {
 	if err == nil {
 		return nil
@@ -153,26 +155,39 @@ func translate(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return fmt.Errorf("%w: %v", appliance.ErrConflict, err)
+			return fmt.Errorf("%w (%w)", appliance.ErrConflict, err)
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return fmt.Errorf("%w: referenced record does not exist: %v", appliance.ErrNotFound, err)
+			return fmt.Errorf("%w: a referenced record is missing (%w)", appliance.ErrNotFound, err)
 		}
 	}
 	return err
 }
 
-// exec runs a statement and reports ErrNotFound when it touched no row.
+// statementOp names what a write statement does ("insert organizations", "update users"),
+// so a store error says which operation failed.
+func statementOp(query string) string {
+	f := strings.Fields(query)
+	switch {
+	case len(f) >= 3 && strings.EqualFold(f[0], "INSERT"), len(f) >= 3 && strings.EqualFold(f[0], "DELETE"):
+		return strings.ToLower(f[0]) + " " + f[2]
+	case len(f) >= 2:
+		return strings.ToLower(f[0]) + " " + f[1]
+	}
+	return "statement"
+}
+
+// execOne runs a statement and reports ErrNotFound when it touched no row.
 func (q *queries) execOne(ctx context.Context, query string, args ...any) error {
 	res, err := q.exec(ctx, query, args...)
 	if err != nil {
-		return translate(err)
+		return fmt.Errorf("%s: %w", statementOp(query), translate(err))
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", statementOp(query), err)
 	}
 	if n == 0 {
-		return appliance.ErrNotFound
+		return fmt.Errorf("%s: %w", statementOp(query), appliance.ErrNotFound)
 	}
 	return nil
 }
@@ -180,7 +195,7 @@ func (q *queries) execOne(ctx context.Context, query string, args ...any) error 
 func (q *queries) insert(ctx context.Context, query string, args ...any) (int64, error) {
 	res, err := q.exec(ctx, query, args...)
 	if err != nil {
-		return 0, translate(err)
+		return 0, fmt.Errorf("%s: %w", statementOp(query), translate(err))
 	}
 	return res.LastInsertId()
 }

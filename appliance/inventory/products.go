@@ -3,7 +3,6 @@ package inventory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ func productErr(err error, id int64) error {
 }
 
 func errNoProduct(id int64) error {
-	return fmt.Errorf("%w: product %d does not exist", appliance.ErrNotFound, id)
+	return appliance.NotFound("product %d does not exist", id)
 }
 
 // parseIdentity reads a person-supplied CPE 2.3 name into an identity.
@@ -152,7 +151,7 @@ func (s *Service) CreateProduct(ctx context.Context, orgID int64, in ProductInpu
 		return err
 	})
 	if errors.Is(err, appliance.ErrConflict) {
-		return appliance.Product{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version)
+		return appliance.Product{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version).Because(err)
 	}
 	return p, err
 }
@@ -214,7 +213,7 @@ func (s *Service) UpdateProduct(ctx context.Context, orgID, userID, id int64, in
 		return err
 	})
 	if errors.Is(err, appliance.ErrConflict) {
-		return ProductDetail{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version)
+		return ProductDetail{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version).Because(err)
 	}
 	if err != nil {
 		return ProductDetail{}, err
