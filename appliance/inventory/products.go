@@ -351,19 +351,20 @@ type ReviewEntry struct {
 	Candidates []resolve.Candidate
 }
 
-// Review lists the organization's unresolved identities, most installed first.
-func (s *Service) Review(ctx context.Context, orgID int64, limit int) ([]ReviewEntry, error) {
-	items, err := s.store.ReviewQueue(ctx, orgID, limit)
+// Review lists one page of the organization's unresolved identities, most installed first,
+// with the number of identities awaiting review.
+func (s *Service) Review(ctx context.Context, orgID int64, page, perPage int) ([]ReviewEntry, int, error) {
+	items, total, err := s.store.ReviewQueue(ctx, orgID, page, perPage)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out := make([]ReviewEntry, 0, len(items))
 	for _, it := range items {
 		res, err := s.engine.resolver.Resolve(ctx, orgOverrides{store: s.store, orgID: orgID}, it.Vendor, it.Name)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = append(out, ReviewEntry{ReviewItem: it, Candidates: res.Candidates})
 	}
-	return out, nil
+	return out, total, nil
 }
