@@ -36,11 +36,16 @@ func execute(ctx context.Context, args []string, in io.Reader, out, errw io.Writ
 	return 0
 }
 
-// describe turns domain errors into a sentence for an operator.
+// describe turns domain errors into a sentence for an operator: a domain error reads as its
+// kind and public message, without the store error behind it.
 func describe(err error) string {
 	var ve *appliance.ValidationError
 	if errors.As(err, &ve) {
 		return ve.Error()
+	}
+	var ae *appliance.Error
+	if errors.As(err, &ae) && ae.Public != "" {
+		return ae.Kind.Error() + ": " + ae.Public
 	}
 	return err.Error()
 }

@@ -123,7 +123,7 @@ func NewAccounts(store Store, opts AuthOptions) *Accounts {
 
 var (
 	usernamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$`)
-	errBadLogin     = fmt.Errorf("%w: invalid username or password", ErrUnauthorized)
+	errBadLogin     = Unauthorized("invalid username or password")
 )
 
 func validOrgName(name string) (string, error) {
@@ -147,7 +147,7 @@ func (a *Accounts) CreateOrganization(ctx context.Context, name string) (Organiz
 		return err
 	})
 	if errors.Is(err, ErrConflict) {
-		return Organization{}, Conflict("organization %q already exists", name)
+		return Organization{}, Conflict("organization %q already exists", name).Because(err)
 	}
 	return org, err
 }
@@ -156,7 +156,7 @@ func (a *Accounts) CreateOrganization(ctx context.Context, name string) (Organiz
 func (a *Accounts) Organization(ctx context.Context, name string) (Organization, error) {
 	org, err := a.store.OrganizationByName(ctx, strings.TrimSpace(name))
 	if errors.Is(err, ErrNotFound) {
-		return Organization{}, fmt.Errorf("%w: organization %q does not exist", ErrNotFound, name)
+		return Organization{}, NotFound("organization %q does not exist", name)
 	}
 	return org, err
 }
@@ -189,7 +189,7 @@ func (a *Accounts) CreateUser(ctx context.Context, orgName, username string, rol
 		return err
 	})
 	if errors.Is(err, ErrConflict) {
-		return User{}, Conflict("user %q already exists", username)
+		return User{}, Conflict("user %q already exists", username).Because(err)
 	}
 	return u, err
 }
@@ -290,7 +290,7 @@ func (a *Accounts) ChangePassword(ctx context.Context, userID int64, current, ne
 func (a *Accounts) ResetPassword(ctx context.Context, username, password string, mustChange bool) error {
 	u, err := a.store.UserByUsername(ctx, strings.TrimSpace(username))
 	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%w: user %q does not exist", ErrNotFound, username)
+		return NotFound("user %q does not exist", username)
 	}
 	if err != nil {
 		return err
@@ -385,7 +385,7 @@ func (a *Accounts) ResetTOTP(ctx context.Context, orgID, id int64) (User, error)
 		err = ErrNotFound
 	}
 	if errors.Is(err, ErrNotFound) {
-		return User{}, fmt.Errorf("%w: user %d does not exist", ErrNotFound, id)
+		return User{}, NotFound("user %d does not exist", id)
 	}
 	if err != nil {
 		return User{}, err
@@ -401,7 +401,7 @@ func (a *Accounts) ResetTOTPByName(ctx context.Context, orgName, username string
 	}
 	u, err := a.store.UserInOrganization(ctx, org.ID, strings.TrimSpace(username))
 	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%w: organization %q has no user %q", ErrNotFound, orgName, username)
+		return NotFound("organization %q has no user %q", orgName, username)
 	}
 	if err != nil {
 		return err
@@ -417,7 +417,7 @@ func (a *Accounts) VerifyTOTP(ctx context.Context, userID int64, code string) (s
 	if err != nil {
 		return "", err
 	}
-	bad := fmt.Errorf("%w: the code is wrong, expired or already used", ErrUnauthorized)
+	bad := Unauthorized("the code is wrong, expired or already used")
 	if !u.TOTPEnabled {
 		return "", bad
 	}
@@ -550,7 +550,7 @@ func (a *Accounts) RevokeAgentKey(ctx context.Context, orgName string, id int64)
 	at := a.now().UTC()
 	err = a.store.InTx(ctx, func(tx Tx) error { return tx.RevokeAgentKey(ctx, org.ID, id, at) })
 	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%w: organization %q has no active key %d", ErrNotFound, orgName, id)
+		return NotFound("organization %q has no active key %d", orgName, id)
 	}
 	return err
 }
@@ -560,17 +560,17 @@ func (a *Accounts) RevokeAgentKey(ctx context.Context, orgName string, id int64)
 func (a *Accounts) AuthenticateAgent(ctx context.Context, key, scope string) (AgentPrincipal, error) {
 	key = strings.TrimSpace(key)
 	if key == "" {
-		return AgentPrincipal{}, fmt.Errorf("%w: missing agent key (X-Agent-Key or X-API-Key)", ErrUnauthorized)
+		return AgentPrincipal{}, Unauthorized("missing agent key (X-Agent-Key or X-API-Key)")
 	}
 	k, err := a.store.AgentKeyByHash(ctx, HashKey(key))
 	if errors.Is(err, ErrNotFound) || (err == nil && !k.RevokedAt.IsZero()) {
-		return AgentPrincipal{}, fmt.Errorf("%w: invalid or revoked agent key", ErrUnauthorized)
+		return AgentPrincipal{}, Unauthorized("invalid or revoked agent key")
 	}
 	if err != nil {
 		return AgentPrincipal{}, err
 	}
 	if !k.HasScope(scope) {
-		return AgentPrincipal{}, fmt.Errorf("%w: the key lacks the %q scope", ErrForbidden, scope)
+		return AgentPrincipal{}, Forbidden("the key lacks the %q scope", scope)
 	}
 	a.recordUse(ctx, k.ID)
 	return AgentPrincipal{KeyID: k.ID, OrganizationID: k.OrganizationID}, nil

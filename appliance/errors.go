@@ -9,13 +9,64 @@ import (
 	"time"
 )
 
-// Domain error kinds. The store translates driver errors into these; web maps them to statuses.
+// Domain error kinds. The store translates driver errors into these (keeping the driver
+// error in the chain); web maps them to statuses. A bare kind carries no text a client may
+// read: web answers it with a fixed message. Text meant for the client travels in an *Error.
 var (
 	ErrNotFound     = errors.New("not found")
 	ErrConflict     = errors.New("conflict")
 	ErrForbidden    = errors.New("forbidden")
 	ErrUnauthorized = errors.New("unauthorized")
 )
+
+// Error is a domain error of one Kind whose Public text is safe to show a client. The cause,
+// if any, is for the log only: web never sends it on. errors.Is(err, Kind) holds, and the
+// cause stays reachable with errors.Is and errors.As.
+type Error struct {
+	Kind   error  // one of ErrNotFound, ErrConflict, ErrForbidden, ErrUnauthorized
+	Public string // what a client reads
+	cause  error
+}
+
+func (e *Error) Error() string {
+	msg := e.Kind.Error()
+	if e.Public != "" {
+		msg += ": " + e.Public
+	}
+	if e.cause != nil {
+		msg += ": " + e.cause.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the cause, so the driver error stays in the chain for the log.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Is makes errors.Is(err, e.Kind) true.
+func (e *Error) Is(target error) bool { return target == e.Kind }
+
+// Because returns a copy of e that keeps cause in the chain; the public text is unchanged.
+func (e *Error) Because(cause error) *Error {
+	c := *e
+	c.cause = cause
+	return &c
+}
+
+func newError(kind error, format string, args []any) *Error {
+	return &Error{Kind: kind, Public: fmt.Sprintf(format, args...)}
+}
+
+// NotFound is an ErrNotFound whose formatted message a client may read.
+func NotFound(format string, args ...any) *Error { return newError(ErrNotFound, format, args) }
+
+// Conflict is an ErrConflict whose formatted message a client may read.
+func Conflict(format string, args ...any) *Error { return newError(ErrConflict, format, args) }
+
+// Forbidden is an ErrForbidden whose formatted message a client may read.
+func Forbidden(format string, args ...any) *Error { return newError(ErrForbidden, format, args) }
+
+// Unauthorized is an ErrUnauthorized whose formatted message a client may read.
+func Unauthorized(format string, args ...any) *Error { return newError(ErrUnauthorized, format, args) }
 
 // ValidationError names the input that was refused and the rule it broke.
 type ValidationError struct {
@@ -43,9 +94,4 @@ type RateLimitedError struct {
 
 func (e *RateLimitedError) Error() string {
 	return fmt.Sprintf("rate limit exceeded, retry after %s", e.RetryAfter)
-}
-
-// ConflictError carries a client-readable reason for an ErrConflict.
-func Conflict(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrConflict, fmt.Sprintf(format, args...))
 }

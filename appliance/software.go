@@ -153,10 +153,13 @@ type ProductFilter struct {
 	Vendor             string
 	Criticality        int
 	HasVulnerabilities *bool
-	Resolution         string
-	Sort               string // name, vendor, created_at, criticality, updated_at, version
-	Desc               bool
-	Page, PerPage      int
+	// Installed keeps products a host has now (true) or history: products no host has now,
+	// such as one every host uninstalled (false); nil keeps both.
+	Installed     *bool
+	Resolution    string
+	Sort          string // name, vendor, created_at, criticality, updated_at, version
+	Desc          bool
+	Page, PerPage int
 }
 
 // Override is an identity confirmed by a person for a normalized reported pair.

@@ -83,7 +83,8 @@ type SoftwareReader interface {
 	// generation < 0), at most limit, after the id after.
 	ProductsToMatch(ctx context.Context, generation int64, after int64, limit int) ([]Product, error)
 	UnresolvedProducts(ctx context.Context, after int64, limit int) ([]Product, error)
-	ReviewQueue(ctx context.Context, orgID int64, limit int) ([]ReviewItem, error)
+	// ReviewQueue returns one page of unresolved reported pairs and how many there are.
+	ReviewQueue(ctx context.Context, orgID int64, page, perPage int) ([]ReviewItem, int, error)
 }
 
 // SoftwareWriter changes hosts, products, installations and matches.

@@ -251,13 +251,23 @@ func TestReviewQueueCountsLiveHosts(t *testing.T) {
 	if err := inTx(st, func(ctx context.Context, tx appliance.Tx) error { return tx.RemoveInstallation(ctx, gone[0], t0) }); err != nil {
 		t.Fatal(err)
 	}
-	items, err := st.ReviewQueue(context.Background(), s.orgA, 10)
+	items, total, err := st.ReviewQueue(context.Background(), s.orgA, 1, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != 2 || items[0].Name != "Widget" || items[0].HostCount != 2 || len(items[0].ProductIDs) != 2 ||
+	if total != 2 || len(items) != 2 || items[0].Name != "Widget" || items[0].HostCount != 2 || len(items[0].ProductIDs) != 2 ||
 		items[1].Name != "Rare" || items[1].HostCount != 1 {
-		t.Errorf("review queue = %+v, want Widget on 2 live hosts (2 products), then Rare on 1", items)
+		t.Errorf("review queue = %+v (total %d), want Widget on 2 live hosts (2 products), then Rare on 1", items, total)
+	}
+	for page, want := range map[int]string{1: "Widget", 2: "Rare", 3: ""} {
+		items, total, err := st.ReviewQueue(context.Background(), s.orgA, page, 1)
+		var got string
+		if len(items) > 0 {
+			got = items[0].Name
+		}
+		if err != nil || total != 2 || len(items) > 1 || got != want {
+			t.Errorf("page %d of 1: %+v, total %d, %v; want %q of 2", page, items, total, err, want)
+		}
 	}
 }
 

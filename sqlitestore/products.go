@@ -118,6 +118,13 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 		}
 		where = append(where, cond)
 	}
+	if f.Installed != nil {
+		cond := "EXISTS (SELECT 1 FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL)"
+		if !*f.Installed {
+			cond = "NOT " + cond
+		}
+		where = append(where, cond)
+	}
 	if f.Resolution != "" {
 		where = append(where, "p.resolution = ?")
 		args = append(args, f.Resolution)
@@ -264,12 +271,31 @@ func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor,
 		WHERE p.organization_id = ? AND p.vendor = ? AND p.name = ?`, orgID, vendor, name)
 }
 
-func (q *queries) ReviewQueue(ctx context.Context, orgID int64, limit int) ([]appliance.ReviewItem, error) {
-	rows, err := q.query(ctx, `SELECT p.vendor, p.name, group_concat(p.id),
+// ReviewQueue returns one page of the organization's unresolved reported pairs, most
+// installed first, and how many pairs there are. The total counts groups of the
+// resolution index only; host counts are computed for the ordering, as before paging.
+func (q *queries) ReviewQueue(ctx context.Context, orgID int64, page, perPage int) ([]appliance.ReviewItem, int, error) {
+	const unresolved = `FROM products p WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.resolution = 'unresolved'`
+	var total int
+	if err := q.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 `+unresolved+` GROUP BY p.vendor, p.name)`, orgID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count review queue: %w", err)
+	}
+	if total <= (page-1)*perPage {
+		return nil, total, nil
+	}
+	items, err := q.reviewPage(ctx, `SELECT p.vendor, p.name, group_concat(p.id),
 		(SELECT count(DISTINCT i.asset_id) FROM installations i JOIN products p2 ON p2.id = i.product_id
 		 WHERE p2.organization_id = p.organization_id AND p2.vendor = p.vendor AND p2.name = p.name AND i.removed_at IS NULL) AS hosts
-		FROM products p WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.resolution = 'unresolved'
-		GROUP BY p.vendor, p.name ORDER BY hosts DESC, p.name LIMIT ?`, orgID, limit)
+		`+unresolved+` GROUP BY p.vendor, p.name ORDER BY hosts DESC, p.name, p.vendor LIMIT ? OFFSET ?`,
+		orgID, perPage, (page-1)*perPage)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read review queue: %w", err)
+	}
+	return items, total, nil
+}
+
+func (q *queries) reviewPage(ctx context.Context, query string, args ...any) ([]appliance.ReviewItem, error) {
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

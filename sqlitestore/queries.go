@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -89,12 +90,18 @@ func (t *txStatements) prepare(ctx context.Context, query string) (*sql.Stmt, er
 	return st, err
 }
 
+// exec runs a write statement; an error names the statement's operation and carries the
+// domain kind of a constraint it broke, with the driver error kept in the chain.
 func (q *queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := q.stmts.prepare(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("prepare %s: %w", statementOp(query), err)
 	}
-	return st.ExecContext(ctx, args...)
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", statementOp(query), translate(err))
+	}
+	return res, nil
 }
 
 func (q *queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -141,10 +148,11 @@ func timeOrNull(t time.Time) any {
 	return fmtTime(t)
 }
 
-// translate maps driver errors onto the domain kinds, keeping the original in the chain.
+// translate maps driver errors onto the domain kinds. The driver error stays in the chain
+// (for the log) and out of any text a client reads: a bare kind has none.
 func translate(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || errors.Is(err, appliance.ErrConflict) || errors.Is(err, appliance.ErrNotFound) {
+		return err // nil, or translated already
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return appliance.ErrNotFound
@@ -153,26 +161,46 @@ func translate(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return fmt.Errorf("%w: %v", appliance.ErrConflict, err)
+			return fmt.Errorf("%w (%w)", appliance.ErrConflict, err)
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return fmt.Errorf("%w: referenced record does not exist: %v", appliance.ErrNotFound, err)
+			return fmt.Errorf("%w: a referenced record is missing (%w)", appliance.ErrNotFound, err)
 		}
 	}
 	return err
 }
 
-// exec runs a statement and reports ErrNotFound when it touched no row.
+// statementOp names what a write statement does ("insert organizations", "update users"),
+// so a store error says which operation failed.
+func statementOp(query string) string {
+	f := strings.Fields(query)
+	for i, w := range f {
+		switch verb := strings.ToUpper(w); verb {
+		case "INSERT", "UPDATE", "DELETE":
+			for _, next := range f[i+1 : min(len(f), i+5)] {
+				switch strings.ToUpper(next) {
+				case "INTO", "FROM", "OR", "IGNORE", "REPLACE", "ABORT", "FAIL", "ROLLBACK":
+					continue
+				}
+				table, _, _ := strings.Cut(next, "(")
+				return strings.ToLower(verb) + " " + table
+			}
+		}
+	}
+	return "statement"
+}
+
+// execOne runs a statement and reports ErrNotFound when it touched no row.
 func (q *queries) execOne(ctx context.Context, query string, args ...any) error {
 	res, err := q.exec(ctx, query, args...)
 	if err != nil {
-		return translate(err)
+		return err
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", statementOp(query), err)
 	}
 	if n == 0 {
-		return appliance.ErrNotFound
+		return fmt.Errorf("%s: %w", statementOp(query), appliance.ErrNotFound)
 	}
 	return nil
 }
@@ -180,7 +208,7 @@ func (q *queries) execOne(ctx context.Context, query string, args ...any) error 
 func (q *queries) insert(ctx context.Context, query string, args ...any) (int64, error) {
 	res, err := q.exec(ctx, query, args...)
 	if err != nil {
-		return 0, translate(err)
+		return 0, err
 	}
 	return res.LastInsertId()
 }

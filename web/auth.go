@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -32,11 +31,11 @@ const (
 )
 
 var (
-	errNoSession         = fmt.Errorf("%w: no valid session; log in first", appliance.ErrUnauthorized)
-	errTOTPDue           = fmt.Errorf("%w: complete two-factor authentication first", appliance.ErrForbidden)
-	errPasswordDue       = fmt.Errorf("%w: your password has expired; change it first", appliance.ErrForbidden)
-	errAdminOnly         = fmt.Errorf("%w: this needs the org_admin role", appliance.ErrForbidden)
-	errNoSecondFactorDue = fmt.Errorf("%w: no two-factor code is due for this session", appliance.ErrConflict)
+	errNoSession         = appliance.Unauthorized("no valid session; log in first")
+	errTOTPDue           = appliance.Forbidden("complete two-factor authentication first")
+	errPasswordDue       = appliance.Forbidden("your password has expired; change it first")
+	errAdminOnly         = appliance.Forbidden("this needs the org_admin role")
+	errNoSecondFactorDue = appliance.Conflict("no two-factor code is due for this session")
 )
 
 // requireAdmin admits only organization admins (after requireUser).

@@ -109,14 +109,11 @@ func (s *Server) containerScan(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listContainers(w http.ResponseWriter, r *http.Request) {
-	pg, err := parsePage(r, scans.DefaultContainersPerPage, scans.MaxContainersPerPage)
+	f, err := containerFilter(r, currentUser(r).OrganizationID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	f := appliance.ContainerFilter{OrganizationID: currentUser(r).OrganizationID, Severity: q.Get("severity"),
-		Search: q.Get("search"), Hostname: q.Get("hostname"), Page: pg.Page, PerPage: pg.PerPage}
 	items, total, err := s.containers.List(r.Context(), f)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -128,6 +125,23 @@ func (s *Server) listContainers(w http.ResponseWriter, r *http.Request) {
 		out.Items = append(out.Items, toContainerJSON(img))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// containerFilter reads the list query; organization_id never widens the caller's scope.
+func containerFilter(r *http.Request, orgID int64) (appliance.ContainerFilter, error) {
+	if err := allowQuery(r, "page", "per_page", "severity", "search", "hostname", "organization_id"); err != nil {
+		return appliance.ContainerFilter{}, err
+	}
+	pg, err := parsePage(r, scans.DefaultContainersPerPage, scans.MaxContainersPerPage)
+	if err != nil {
+		return appliance.ContainerFilter{}, err
+	}
+	if _, err := queryInt(r, "organization_id"); err != nil {
+		return appliance.ContainerFilter{}, err
+	}
+	q := r.URL.Query()
+	return appliance.ContainerFilter{OrganizationID: orgID, Severity: q.Get("severity"), Search: q.Get("search"),
+		Hostname: q.Get("hostname"), Page: pg.Page, PerPage: pg.PerPage}, nil
 }
 
 func (s *Server) getContainer(w http.ResponseWriter, r *http.Request) {

@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -86,7 +85,7 @@ func trimJSONPrefix(err error) string {
 func pathID(s, field string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("%w: %s %q does not exist", appliance.ErrNotFound, field, s)
+		return 0, appliance.NotFound("%s %q does not exist", field, s)
 	}
 	return id, nil
 }

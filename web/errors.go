@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
@@ -24,7 +23,8 @@ type errorDetails struct {
 	Constraint string `json:"constraint,omitempty"`
 }
 
-// kindStatus maps the domain error kinds onto statuses, codes and a default message.
+// kindStatus maps the domain error kinds onto statuses, codes and the fixed message a bare
+// kind (one without public text, such as a constraint the store translated) is answered with.
 var kindStatus = []struct {
 	kind    error
 	status  int
@@ -34,12 +34,13 @@ var kindStatus = []struct {
 	{appliance.ErrUnauthorized, http.StatusUnauthorized, "unauthorized", "authentication required"},
 	{appliance.ErrForbidden, http.StatusForbidden, "forbidden", "insufficient permissions"},
 	{appliance.ErrNotFound, http.StatusNotFound, "not_found", "resource does not exist"},
-	{appliance.ErrConflict, http.StatusConflict, "conflict", "conflicting resource"},
+	{appliance.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with the current state of a resource"},
 }
 
-// writeError is the one place that turns an error into a response. Validation and domain
-// kinds become 4xx with a client-readable message; anything else is a logged 500 whose
-// text never reaches the client.
+// writeError is the one place that turns an error into a response. Validation errors and
+// domain kinds become 4xx; of a kind's error only the public text of an *appliance.Error
+// reaches the client, a bare kind gets its fixed message. Anything else is a logged 500
+// whose text never reaches the client.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ve *appliance.ValidationError
 	var rl *appliance.RateLimitedError
@@ -59,9 +60,18 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled):
 		return // the client went away; nobody reads an answer
 	}
+	kind, public := err, ""
+	var ae *appliance.Error
+	if errors.As(err, &ae) {
+		kind, public = ae.Kind, ae.Public
+	}
 	for _, k := range kindStatus {
-		if errors.Is(err, k.kind) {
-			writeErrorBody(w, k.status, k.code, kindMessage(err, k.kind, k.message), errorDetails{})
+		if errors.Is(kind, k.kind) {
+			if public == "" {
+				public = k.message
+			}
+			s.logRefusal(r, err, ae)
+			writeErrorBody(w, k.status, k.code, public, errorDetails{})
 			return
 		}
 	}
@@ -71,15 +81,23 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		"internal error (request "+requestID(r)+"); see the server log", errorDetails{})
 }
 
-// kindMessage keeps the domain's own wording ("not found: organization x ...") when the
-// error starts with the kind, which only appliance-built errors do; wrapped internal
-// context falls back to the generic message.
-func kindMessage(err, kind error, fallback string) string {
-	prefix := kind.Error() + ": "
-	if msg, ok := strings.CutPrefix(err.Error(), prefix); ok && msg != "" {
-		return msg
+// logRefusal records a 4xx whose error says more than the client was told (a translated
+// store error, a wrapped cause), so the log line with the request ID keeps the whole chain.
+func (s *Server) logRefusal(r *http.Request, err error, ae *appliance.Error) {
+	if ae == err && ae.Unwrap() == nil || isKind(err) {
+		return
 	}
-	return fallback
+	s.log.InfoContext(r.Context(), "request refused", slog.String("request_id", requestID(r)),
+		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("error", err))
+}
+
+func isKind(err error) bool {
+	for _, k := range kindStatus {
+		if err == k.kind {
+			return true
+		}
+	}
+	return false
 }
 
 func writeErrorBody(w http.ResponseWriter, status int, code, message string, d errorDetails) {

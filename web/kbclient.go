@@ -139,7 +139,7 @@ func (s *Server) kbStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.kbsync == nil {
-		s.writeError(w, r, fmt.Errorf("%w: this server runs no knowledge-base client", appliance.ErrNotFound))
+		s.writeError(w, r, appliance.NotFound("this server runs no knowledge-base client"))
 		return
 	}
 	st, err := s.kbsync.Status(r.Context())

@@ -111,6 +111,10 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
 
 // productFilter reads the list query; organization_id never widens the caller's scope.
 func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error) {
+	if err := allowQuery(r, "page", "per_page", "search", "vendor", "criticality", "has_vulnerabilities", "installed",
+		"resolution", "organization_id", "sort", "order"); err != nil {
+		return appliance.ProductFilter{}, err
+	}
 	pg, err := parsePage(r, 50, 200)
 	if err != nil {
 		return appliance.ProductFilter{}, err
@@ -122,6 +126,9 @@ func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error
 		return f, err
 	}
 	if f.HasVulnerabilities, err = queryBool(r, "has_vulnerabilities"); err != nil {
+		return f, err
+	}
+	if f.Installed, err = queryInstalled(r, f.HasVulnerabilities != nil); err != nil {
 		return f, err
 	}
 	if f.Desc, err = queryOrder(r, false); err != nil {
@@ -228,19 +235,18 @@ type reviewItemJSON struct {
 }
 
 func (s *Server) resolutionReview(w http.ResponseWriter, r *http.Request) {
-	pg, err := parsePage(r, 100, 500)
+	pg, err := reviewPage(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	items, err := s.inventory.Review(r.Context(), currentUser(r).OrganizationID, pg.PerPage)
+	items, total, err := s.inventory.Review(r.Context(), currentUser(r).OrganizationID, pg.Page, pg.PerPage)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	out := struct {
-		Items []reviewItemJSON `json:"items"`
-	}{Items: make([]reviewItemJSON, 0, len(items))}
+	out := listResponse[reviewItemJSON]{Items: make([]reviewItemJSON, 0, len(items)), Total: total, Page: pg.Page,
+		PerPage: pg.PerPage, Pages: pages(total, pg.PerPage)}
 	for _, it := range items {
 		j := reviewItemJSON{Vendor: it.Vendor, Name: it.Name, ProductIDs: it.ProductIDs, HostCount: it.HostCount,
 			Candidates: []reviewCandidateJSON{}}

@@ -136,6 +136,10 @@ func (s *Server) listAssignments(w http.ResponseWriter, r *http.Request) {
 
 // assignmentFilter reads the list query; newest first is the default for every sort but due_date.
 func assignmentFilter(r *http.Request, orgID int64) (appliance.AssignmentFilter, error) {
+	if err := allowQuery(r, "page", "per_page", "status", "priority", "assigned_to", "cve_id", "product_id", "overdue",
+		"search", "sort", "order"); err != nil {
+		return appliance.AssignmentFilter{}, err
+	}
 	pg, err := parsePage(r, scans.DefaultAssignmentsPerPage, scans.MaxAssignmentsPerPage)
 	if err != nil {
 		return appliance.AssignmentFilter{}, err

@@ -145,16 +145,16 @@ func TestReviewListsUnresolvedPairs(t *testing.T) {
 	w.submit(t, w.acme, report("host-a", unknown, hostA[0]))
 	w.submit(t, w.acme, report("host-b", unknown, item("Acme Widgets", "Totally Unknown Widget", "2.0")))
 	w.submit(t, w.acme, report("host-c", item("Other", "Rare Tool", "1")))
-	items, err := w.service.Review(context.Background(), w.acme, 100)
+	items, total, err := w.service.Review(context.Background(), w.acme, 1, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != 2 || items[0].Name != "Totally Unknown Widget" || items[0].HostCount != 2 || len(items[0].ProductIDs) != 2 ||
+	if total != 2 || len(items) != 2 || items[0].Name != "Totally Unknown Widget" || items[0].HostCount != 2 || len(items[0].ProductIDs) != 2 ||
 		items[1].Name != "Rare Tool" || items[1].HostCount != 1 {
 		t.Errorf("review = %+v, want the widget on 2 hosts (2 versions) then Rare Tool on 1", items)
 	}
-	if g, err := w.service.Review(context.Background(), w.globex, 100); err != nil || len(g) != 0 {
-		t.Errorf("globex's review = %+v, %v; want empty", g, err)
+	if g, n, err := w.service.Review(context.Background(), w.globex, 1, 100); err != nil || len(g) != 0 || n != 0 {
+		t.Errorf("globex's review = %+v (total %d), %v; want empty", g, n, err)
 	}
 }
 

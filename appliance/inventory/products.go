@@ -3,7 +3,6 @@ package inventory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -77,7 +76,7 @@ func productErr(err error, id int64) error {
 }
 
 func errNoProduct(id int64) error {
-	return fmt.Errorf("%w: product %d does not exist", appliance.ErrNotFound, id)
+	return appliance.NotFound("product %d does not exist", id)
 }
 
 // parseIdentity reads a person-supplied CPE 2.3 name into an identity.
@@ -152,7 +151,7 @@ func (s *Service) CreateProduct(ctx context.Context, orgID int64, in ProductInpu
 		return err
 	})
 	if errors.Is(err, appliance.ErrConflict) {
-		return appliance.Product{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version)
+		return appliance.Product{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version).Because(err)
 	}
 	return p, err
 }
@@ -175,52 +174,103 @@ func (s *Service) identify(ctx context.Context, p *appliance.Product, cpeText *s
 	return nil
 }
 
+// errChangedMeanwhile refuses an update whose resolution was computed for a reported
+// vendor/name another request changed in the meantime.
+var errChangedMeanwhile = appliance.Conflict("the product was changed by another request; retry")
+
+// productUpdate is what an update decided before its transaction: the parsed cpe a person
+// confirms, or a fresh resolution of the reported vendor/name.
+type productUpdate struct {
+	in           ProductInput
+	vendor, name string // reported pair the plan was made for
+	confirm      bool
+	identity     appliance.Identity
+	update       string
+	reresolve    bool
+	resolved     resolution
+	userID       int64
+	at           time.Time
+}
+
 // UpdateProduct applies a partial update. A cpe confirmed by a person becomes the
 // organization's override for that reported vendor/name and applies to every version.
+// Resolution (which reads the candidate index) runs first; reading the product, changing it
+// and storing it happen in one transaction, so a concurrent delete makes this a 404.
 func (s *Service) UpdateProduct(ctx context.Context, orgID, userID, id int64, in ProductInput) (ProductDetail, error) {
 	if err := validateInput(in, false); err != nil {
 		return ProductDetail{}, err
 	}
-	p, err := s.store.ProductByID(ctx, orgID, id)
+	before, err := s.store.ProductByID(ctx, orgID, id)
 	if err != nil {
 		return ProductDetail{}, productErr(err, id)
 	}
-	renamed := applyInput(&p, in)
-	p.UpdatedAt = s.now().UTC()
-	switch {
-	case in.CPE != nil && strings.TrimSpace(*in.CPE) != "":
-		identity, update, err := parseIdentity(*in.CPE)
-		if err != nil {
-			return ProductDetail{}, err
-		}
-		if err := s.confirm(ctx, p, userID, identity, update); err != nil {
-			return ProductDetail{}, err
-		}
-		s.findingsChanged(ctx)
-		return s.Product(ctx, orgID, id)
-	case (in.CPE != nil && strings.TrimSpace(*in.CPE) == "") || renamed:
-		if err := s.identify(ctx, &p, nil); err != nil {
-			return ProductDetail{}, err
-		}
+	plan, err := s.planUpdate(ctx, before, in)
+	if err != nil {
+		return ProductDetail{}, err
 	}
+	plan.userID = userID
+	var p appliance.Product
 	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
-		if err := tx.UpdateProduct(ctx, p); err != nil {
-			return err
+		p, err = tx.ProductByID(ctx, orgID, id)
+		if err != nil {
+			return productErr(err, id)
 		}
-		if err := tx.ForgetInventoriesWith(ctx, p.ID); err != nil { // hosts still report the old name or version
-			return err
+		if p.Vendor != plan.vendor || p.Name != plan.name {
+			return errChangedMeanwhile
 		}
-		_, err := s.rematch(ctx, tx, p)
-		return err
+		return s.applyUpdate(ctx, tx, &p, plan)
 	})
-	if errors.Is(err, appliance.ErrConflict) {
-		return ProductDetail{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version)
+	if errors.Is(err, appliance.ErrConflict) && !errors.Is(err, errChangedMeanwhile) {
+		return ProductDetail{}, appliance.Conflict("a product %q %q version %q already exists", p.Vendor, p.Name, p.Version).Because(err)
 	}
 	if err != nil {
 		return ProductDetail{}, err
 	}
 	s.findingsChanged(ctx)
 	return s.Product(ctx, orgID, id)
+}
+
+// planUpdate parses a confirmed cpe or resolves a renamed product, outside any transaction.
+func (s *Service) planUpdate(ctx context.Context, before appliance.Product, in ProductInput) (productUpdate, error) {
+	plan := productUpdate{in: in, vendor: before.Vendor, name: before.Name, at: s.now().UTC()}
+	after := before
+	renamed := applyInput(&after, in)
+	switch {
+	case in.CPE != nil && strings.TrimSpace(*in.CPE) != "":
+		identity, update, err := parseIdentity(*in.CPE)
+		if err != nil {
+			return plan, err
+		}
+		plan.confirm, plan.identity, plan.update = true, identity, update
+	case (in.CPE != nil && strings.TrimSpace(*in.CPE) == "") || renamed:
+		res, err := s.engine.resolve(ctx, s.store, after.OrganizationID, after.Vendor, after.Name)
+		if err != nil {
+			return plan, err
+		}
+		plan.reresolve, plan.resolved = true, res
+	}
+	return plan, nil
+}
+
+// applyUpdate changes p, freshly read within tx, as planned.
+func (s *Service) applyUpdate(ctx context.Context, tx appliance.Tx, p *appliance.Product, plan productUpdate) error {
+	applyInput(p, plan.in)
+	p.UpdatedAt = plan.at
+	if plan.confirm {
+		return s.confirm(ctx, tx, *p, plan)
+	}
+	if plan.reresolve {
+		res := plan.resolved
+		p.Identity, p.Update, p.Resolution, p.ResolutionConfidence = res.identity, "", res.method, res.confidence
+	}
+	if err := tx.UpdateProduct(ctx, *p); err != nil {
+		return err
+	}
+	if err := tx.ForgetInventoriesWith(ctx, p.ID); err != nil { // hosts still report the old name or version
+		return err
+	}
+	_, err := s.rematch(ctx, tx, *p)
+	return err
 }
 
 func applyInput(p *appliance.Product, in ProductInput) (renamed bool) {
@@ -240,47 +290,45 @@ func applyInput(p *appliance.Product, in ProductInput) (renamed bool) {
 }
 
 // confirm stores a person's identity for p's reported vendor/name as an override and applies
-// it, with fresh matches, to every product of the organization reported that way.
-func (s *Service) confirm(ctx context.Context, p appliance.Product, userID int64, identity appliance.Identity, update string) error {
+// it, with fresh matches, to every product of the organization reported that way, within tx.
+func (s *Service) confirm(ctx context.Context, tx appliance.Tx, p appliance.Product, plan productUpdate) error {
 	key := resolve.Normalize(p.Vendor, p.Name)
-	now := s.now().UTC()
-	return s.store.InTx(ctx, func(tx appliance.Tx) error {
-		if err := tx.UpdateProduct(ctx, p); err != nil { // name, version and criticality of this one
+	if err := tx.UpdateProduct(ctx, p); err != nil { // name, version and criticality of this one
+		return err
+	}
+	ov := appliance.Override{OrganizationID: p.OrganizationID, VendorKey: key.Vendor, ProductKey: key.Product,
+		ReportedVendor: p.Vendor, ReportedName: p.Name, Identity: plan.identity, CreatedBy: plan.userID, CreatedAt: plan.at}
+	if err := tx.SaveOverride(ctx, ov); err != nil {
+		return err
+	}
+	same, err := tx.ProductsWithReported(ctx, p.OrganizationID, p.Vendor, p.Name)
+	if err != nil {
+		return err
+	}
+	for _, q := range same {
+		q.Identity, q.Resolution, q.ResolutionConfidence, q.UpdatedAt = plan.identity, appliance.ResolutionOverride, 1, plan.at
+		if q.ID == p.ID {
+			q.Update = plan.update
+		}
+		if err := tx.UpdateProduct(ctx, q); err != nil {
 			return err
 		}
-		ov := appliance.Override{OrganizationID: p.OrganizationID, VendorKey: key.Vendor, ProductKey: key.Product,
-			ReportedVendor: p.Vendor, ReportedName: p.Name, Identity: identity, CreatedBy: userID, CreatedAt: now}
-		if err := tx.SaveOverride(ctx, ov); err != nil {
+		if _, err := s.rematch(ctx, tx, q); err != nil {
 			return err
 		}
-		same, err := tx.ProductsWithReported(ctx, p.OrganizationID, p.Vendor, p.Name)
-		if err != nil {
-			return err
-		}
-		for _, q := range same {
-			q.Identity, q.Resolution, q.ResolutionConfidence, q.UpdatedAt = identity, appliance.ResolutionOverride, 1, now
-			if q.ID == p.ID {
-				q.Update = update
-			}
-			if err := tx.UpdateProduct(ctx, q); err != nil {
-				return err
-			}
-			if _, err := s.rematch(ctx, tx, q); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
-// DeleteProduct removes a product and its matches; its installation history stays.
+// DeleteProduct removes a product and its matches; its installation history stays. The
+// product is read and deleted in one transaction.
 func (s *Service) DeleteProduct(ctx context.Context, orgID, id int64) error {
-	p, err := s.store.ProductByID(ctx, orgID, id)
-	if err != nil {
-		return productErr(err, id)
-	}
 	now := s.now().UTC()
-	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
+	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
+		p, err := tx.ProductByID(ctx, orgID, id)
+		if err != nil {
+			return productErr(err, id)
+		}
 		p.DeletedAt, p.UpdatedAt, p.MatchGeneration = now, now, -1
 		if err := tx.UpdateProduct(ctx, p); err != nil {
 			return err
@@ -288,7 +336,7 @@ func (s *Service) DeleteProduct(ctx context.Context, orgID, id int64) error {
 		if err := tx.ForgetInventoriesWith(ctx, p.ID); err != nil { // a host reporting it again restores it
 			return err
 		}
-		_, err := tx.ReplaceMatches(ctx, p.ID, nil, -1, now)
+		_, err = tx.ReplaceMatches(ctx, p.ID, nil, -1, now)
 		return err
 	})
 	if err == nil {
@@ -303,19 +351,20 @@ type ReviewEntry struct {
 	Candidates []resolve.Candidate
 }
 
-// Review lists the organization's unresolved identities, most installed first.
-func (s *Service) Review(ctx context.Context, orgID int64, limit int) ([]ReviewEntry, error) {
-	items, err := s.store.ReviewQueue(ctx, orgID, limit)
+// Review lists one page of the organization's unresolved identities, most installed first,
+// with the number of identities awaiting review.
+func (s *Service) Review(ctx context.Context, orgID int64, page, perPage int) ([]ReviewEntry, int, error) {
+	items, total, err := s.store.ReviewQueue(ctx, orgID, page, perPage)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out := make([]ReviewEntry, 0, len(items))
 	for _, it := range items {
 		res, err := s.engine.resolver.Resolve(ctx, orgOverrides{store: s.store, orgID: orgID}, it.Vendor, it.Name)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = append(out, ReviewEntry{ReviewItem: it, Candidates: res.Candidates})
 	}
-	return out, nil
+	return out, total, nil
 }

@@ -27,9 +27,12 @@ type Service struct {
 // OnFindingsChanged registers fn to run after inventories, re-matching and product changes.
 func (s *Service) OnFindingsChanged(fn func(context.Context)) { s.afterChange = fn }
 
+// findingsChanged runs the hook after a commit. The change is stored whether or not the
+// client still waits, so the hook's context keeps the request's values but not its
+// cancellation: a client that disconnects cannot leave assignments open.
 func (s *Service) findingsChanged(ctx context.Context) {
 	if s.afterChange != nil {
-		s.afterChange(ctx)
+		s.afterChange(context.WithoutCancel(ctx))
 	}
 }
 
@@ -100,7 +103,8 @@ func (s *Service) RematchStale(ctx context.Context) (products, removed int, err 
 }
 
 // ReresolveUnresolved tries the unresolved products again (after a catalogue or KB change)
-// and matches the ones that now resolve.
+// and matches the ones that now resolve. Resolution reads the candidate index, so each batch
+// is resolved first and written after, in one transaction that skips what changed meanwhile.
 func (s *Service) ReresolveUnresolved(ctx context.Context) (int, error) {
 	var after int64
 	resolved := 0
@@ -109,16 +113,31 @@ func (s *Service) ReresolveUnresolved(ctx context.Context) (int, error) {
 		if err != nil || len(batch) == 0 {
 			return resolved, err
 		}
+		found := make(map[int64]resolution, len(batch))
+		for _, p := range batch {
+			res, err := s.engine.resolve(ctx, s.store, p.OrganizationID, p.Vendor, p.Name)
+			if err != nil {
+				return resolved, err
+			}
+			if res.identity.Resolved() {
+				found[p.ID] = res
+			}
+		}
 		err = s.store.InTx(ctx, func(tx appliance.Tx) error {
 			for _, p := range batch {
-				res, err := s.engine.resolve(ctx, tx, p.OrganizationID, p.Vendor, p.Name)
+				res, ok := found[p.ID]
+				if !ok {
+					continue
+				}
+				now, err := tx.ProductByID(ctx, p.OrganizationID, p.ID)
+				if errors.Is(err, appliance.ErrNotFound) || (err == nil && (now.Resolution != appliance.ResolutionUnresolved ||
+					now.Vendor != p.Vendor || now.Name != p.Name)) {
+					continue // deleted, renamed or resolved meanwhile
+				}
 				if err != nil {
 					return err
 				}
-				if !res.identity.Resolved() {
-					continue
-				}
-				if err := s.applyResolution(ctx, tx, p, res); err != nil {
+				if err := s.applyResolution(ctx, tx, now, res); err != nil {
 					return err
 				}
 				resolved++

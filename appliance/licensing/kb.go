@@ -3,7 +3,6 @@ package licensing
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -19,7 +18,7 @@ func (s *Server) Push(ctx context.Context, who Licensee, bodyInstallation, editi
 		return 0, ErrExpired
 	}
 	if who.License.Edition != string(license.EditionProfessional) || !strings.EqualFold(strings.TrimSpace(editionHeader), string(license.EditionProfessional)) {
-		return 0, fmt.Errorf("%w: pushing mappings needs a professional licence and X-Edition: professional", appliance.ErrForbidden)
+		return 0, appliance.Forbidden("pushing mappings needs a professional licence and X-Edition: professional")
 	}
 	if bodyInstallation != who.License.InstallationID {
 		return 0, appliance.Invalid("installation_id", "match", "installation_id must equal the X-Installation-ID header")
@@ -123,7 +122,7 @@ func (s *Server) Withdraw(ctx context.Context, source string, m license.Mapping)
 	return s.store.InTx(ctx, func(tx appliance.Tx) error {
 		row, err := tx.KBMappingByTuple(ctx, source, key)
 		if errors.Is(err, appliance.ErrNotFound) {
-			return fmt.Errorf("%w: no %s mapping %s/%s → %s:%s", appliance.ErrNotFound, source, m.VendorPattern, m.ProductPattern, m.CPEVendor, m.CPEProduct)
+			return appliance.NotFound("no %s mapping %s/%s → %s:%s", source, m.VendorPattern, m.ProductPattern, m.CPEVendor, m.CPEProduct)
 		}
 		if err != nil {
 			return err

@@ -11,7 +11,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -99,7 +98,7 @@ type Activation struct {
 	InstallationID string
 }
 
-var errBadCode = fmt.Errorf("%w: unknown activation code", appliance.ErrNotFound)
+var errBadCode = appliance.NotFound("unknown activation code")
 
 // Activate turns a code into a licence bound to installationID. The same installation gets
 // the same licence again; another installation is refused.
@@ -171,7 +170,7 @@ type Licensee struct {
 	Expired bool
 }
 
-var errBadCredential = fmt.Errorf("%w: invalid licence credential or installation ID", appliance.ErrUnauthorized)
+var errBadCredential = appliance.Unauthorized("invalid licence credential or installation ID")
 
 // Authenticate checks a Bearer credential and the installation it is presented for.
 // Unknown and mismatched are ErrUnauthorized alike; expiry is reported, not refused here.
@@ -193,16 +192,16 @@ func (s *Server) Authenticate(ctx context.Context, credential, installationID st
 }
 
 // ErrExpired refuses KB access with an expired licence.
-var ErrExpired = fmt.Errorf("%w: the licence has expired", appliance.ErrForbidden)
+var ErrExpired = appliance.Forbidden("the licence has expired")
 
 // CheckAdmin compares an operator token with the configured one, in constant time.
 func (s *Server) CheckAdmin(token string) error {
 	if s.opts.AdminToken == "" || token == "" {
-		return fmt.Errorf("%w: admin token required", appliance.ErrUnauthorized)
+		return appliance.Unauthorized("admin token required")
 	}
 	a, b := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(s.opts.AdminToken))
 	if subtle.ConstantTimeCompare(a[:], b[:]) != 1 {
-		return fmt.Errorf("%w: wrong admin token", appliance.ErrUnauthorized)
+		return appliance.Unauthorized("wrong admin token")
 	}
 	return nil
 }
@@ -215,7 +214,7 @@ type Release struct {
 // LatestRelease is read from the configuration.
 func (s *Server) LatestRelease() (Release, error) {
 	if s.opts.ReleaseVersion == "" {
-		return Release{}, fmt.Errorf("%w: no release is published", appliance.ErrNotFound)
+		return Release{}, appliance.NotFound("no release is published")
 	}
 	return Release{Version: s.opts.ReleaseVersion, PublishedAt: s.opts.ReleasePublishedAt, URL: s.opts.ReleaseURL, SHA256: s.opts.ReleaseSHA256}, nil
 }

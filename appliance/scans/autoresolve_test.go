@@ -140,3 +140,34 @@ func TestListAssignments(t *testing.T) {
 	_, _, err := w.remediation.List(ctx, appliance.AssignmentFilter{OrganizationID: w.acme, Sort: "name", Page: 1, PerPage: 25})
 	wantValidation(t, err, "sort")
 }
+
+// cancelAfterCommit is the real store; the client's context ends as soon as a write commits.
+type cancelAfterCommit struct {
+	appliance.Store
+	cancel context.CancelFunc
+}
+
+func (c cancelAfterCommit) InTx(ctx context.Context, fn func(appliance.Tx) error) error {
+	err := c.Store.InTx(ctx, fn)
+	c.cancel()
+	return err
+}
+
+// A rescan whose client left right after the commit still closes the assignments whose CVE
+// it removed.
+func TestRescanAutoResolvesAfterTheClientLeft(t *testing.T) {
+	w := newWorld(t)
+	w.submit(t, w.acme, "h1", scans.ImageScan{Reference: "app", ImageID: digestA, ScanResults: trivyReport(t, [2]string{"CVE-SCAN", "LOW"})})
+	rec, err := w.remediation.Create(context.Background(), w.alice, scans.Input{AssignedTo: ptr("bob"), CVEID: ptr("CVE-SCAN")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	containers := scans.NewContainers(cancelAfterCommit{Store: w.store, cancel: cancel}, nil)
+	if _, err := containers.Submit(ctx, w.acme, "h1", []scans.ImageScan{{Reference: "app", ImageID: digestA, ScanResults: trivyReport(t)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.remediation.Get(context.Background(), w.acme, rec.ID); err != nil || got.Status != "resolved" {
+		t.Errorf("assignment on the CVE the rescan removed: %s (%v), want resolved", got.Status, err)
+	}
+}

@@ -94,8 +94,9 @@ func (c *Containers) Submit(ctx context.Context, orgID int64, hostname string, i
 }
 
 // resolveVanished closes assignments whose CVE a rescan removed; a failure only delays that.
+// The scan is committed, so a client that disconnects does not cancel this.
 func (c *Containers) resolveVanished(ctx context.Context) {
-	if _, err := autoResolve(ctx, c.store, c.now); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := autoResolve(context.WithoutCancel(ctx), c.store, c.now); err != nil {
 		c.log.Warn("auto-resolution after a container scan failed", slog.Any("error", err))
 	}
 }

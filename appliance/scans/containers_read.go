@@ -3,7 +3,6 @@ package scans
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -45,7 +44,7 @@ func (c *Containers) List(ctx context.Context, f appliance.ContainerFilter) ([]a
 func (c *Containers) Get(ctx context.Context, orgID int64, ref string) (ContainerDetail, error) {
 	img, err := c.lookup(ctx, orgID, ref)
 	if errors.Is(err, appliance.ErrNotFound) {
-		return ContainerDetail{}, fmt.Errorf("%w: container image %q does not exist", appliance.ErrNotFound, ref)
+		return ContainerDetail{}, appliance.NotFound("container image %q does not exist", ref)
 	}
 	if err != nil {
 		return ContainerDetail{}, err

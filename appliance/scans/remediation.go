@@ -3,7 +3,6 @@ package scans
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -54,7 +53,7 @@ const (
 	maxCVEID                  = 64
 )
 
-var errAdminOnly = fmt.Errorf("%w: only an organization admin may do this", appliance.ErrForbidden)
+var errAdminOnly = appliance.Forbidden("only an organization admin may do this")
 
 func requireAdmin(actor appliance.User) error {
 	if actor.Role != appliance.RoleOrgAdmin {
@@ -156,7 +155,7 @@ func (r *Remediation) Get(ctx context.Context, orgID, id int64) (Record, error) 
 
 func assignmentErr(err error, id int64) error {
 	if errors.Is(err, appliance.ErrNotFound) {
-		return fmt.Errorf("%w: assignment %d does not exist", appliance.ErrNotFound, id)
+		return appliance.NotFound("assignment %d does not exist", id)
 	}
 	return err
 }
