@@ -107,13 +107,12 @@ func releaseKey(os appliance.HostOS) string {
 		v, _, _ = strings.Cut(v, ".")
 	case "rocky", "almalinux", "rhel", "centos":
 		v, _, _ = strings.Cut(v, ".")
-	case "alpine":
+	case "alpine", "ubuntu": // 3.19.1 → 3.19, 22.04.4 → 22.04
 		if parts := strings.Split(v, "."); len(parts) > 2 {
 			v = parts[0] + "." + parts[1]
 		}
 	case "wolfi", "chainguard":
 		v = "rolling"
-	case "ubuntu":
 	default:
 		return ""
 	}
@@ -163,7 +162,7 @@ func upstreamVersion(v string) string {
 	if i := strings.LastIndexByte(v, '-'); i > 0 {
 		v = v[:i]
 	}
-	for _, cut := range []string{"+dfsg", "+ds", "+really", "~"} {
+	for _, cut := range []string{"+dfsg", ".dfsg", "+ds", ".ds", "+really", "~"} {
 		if i := strings.Index(v, cut); i > 0 {
 			v = v[:i]
 		}
@@ -205,9 +204,18 @@ func (e *Engine) resolvePackage(ctx context.Context, it Item) (resolution, bool,
 	if name == "" {
 		name = it.Product
 	}
-	res, err := e.resolveShared(ctx, "", name)
-	if err != nil {
-		return resolution{}, true, err
+	var res resolution
+	if id, ok := upstreamIdentity(name, it.Product); ok {
+		res = resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}
+	} else {
+		r, err := e.resolveShared(ctx, "", name)
+		if err != nil {
+			return resolution{}, true, err
+		}
+		if r.method == appliance.ResolutionFuzzy { // a package name alone is too weak for a guess
+			r = resolution{method: appliance.ResolutionUnresolved, confidence: r.confidence}
+		}
+		res = r
 	}
 	if e.covered(h) {
 		res.method, res.confidence = ResolutionPackage, 1
