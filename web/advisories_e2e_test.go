@@ -1,9 +1,7 @@
 package web
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/advisories"
+	"github.com/vulnkeeper/vulnkeeper/appliance/hostlist"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 )
 
@@ -376,95 +375,45 @@ func trimDpkgArch(name string) string {
 	return name
 }
 
+// readTSVFile reads a tab-separated file with a header line into one map per row.
 func readTSVFile(t testing.TB, path string) []map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.Comma, r.LazyQuotes, r.FieldsPerRecord = '\t', true, -1
-	head, err := r.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]string
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	rows := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	head := strings.Split(rows[0], "\t")
+	out := make([]map[string]string, 0, len(rows)-1)
+	for _, r := range rows[1:] {
 		row := map[string]string{}
-		for i, h := range head {
-			if i < len(rec) {
-				row[h] = rec[i]
+		for i, v := range strings.Split(r, "\t") {
+			if i < len(head) {
+				row[head[i]] = v
 			}
 		}
 		out = append(out, row)
 	}
-}
-
-func fileLines(t testing.TB, file string) []string {
-	t.Helper()
-	f, err := os.Open(filepath.Join(invData, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			out = append(out, l)
-		}
-	}
 	return out
 }
 
-// dpkgItems reads "name[:arch]<TAB>version" manifest lines as dpkg packages.
-func dpkgItems(t testing.TB, file string) []inventoryItem {
-	var out []inventoryItem
-	for _, l := range fileLines(t, file) {
-		if name, v, ok := strings.Cut(l, "\t"); ok {
-			out = append(out, inventoryItem{Product: name, Version: v, packageItemJSON: packageItemJSON{Source: "deb"}})
+// hostItems reads a shared host list with parse into inventory items of package system source.
+func hostItems(source string, parse func(io.Reader) ([]hostlist.Package, error)) func(testing.TB, string) []inventoryItem {
+	return func(t testing.TB, file string) []inventoryItem {
+		pkgs, err := hostlist.ReadFile(filepath.Join(invData, file), parse)
+		if err != nil {
+			t.Fatal(err)
 		}
+		out := make([]inventoryItem, len(pkgs))
+		for i, p := range pkgs {
+			out[i] = inventoryItem{Product: p.Name, Version: p.Version, packageItemJSON: packageItemJSON{Source: source, Arch: p.Arch}}
+		}
+		return out
 	}
-	return out
 }
 
-// rpmQAItems reads `rpm -qa` lines (name-version-release.arch, no epoch).
-func rpmQAItems(t testing.TB, file string) []inventoryItem {
-	var out []inventoryItem
-	for _, l := range fileLines(t, file) {
-		nvr, arch := l, ""
-		if i := strings.LastIndexByte(l, '.'); i > 0 {
-			nvr, arch = l[:i], l[i+1:]
-		}
-		i := strings.LastIndexByte(nvr, '-')
-		j := strings.LastIndexByte(nvr[:i], '-')
-		out = append(out, inventoryItem{Product: nvr[:j], Version: nvr[j+1:],
-			packageItemJSON: packageItemJSON{Source: "rpm", Arch: arch}})
-	}
-	return out
-}
-
-// kiwiItems reads KIWI's name|epoch|version|release|arch|… lines.
-func kiwiItems(t testing.TB, file string) []inventoryItem {
-	var out []inventoryItem
-	for _, l := range fileLines(t, file) {
-		f := strings.Split(l, "|")
-		if len(f) < 5 || f[0] == "gpg-pubkey" {
-			continue
-		}
-		v := f[2] + "-" + f[3]
-		if f[1] != "(none)" {
-			v = f[1] + ":" + v
-		}
-		out = append(out, inventoryItem{Product: f[0], Version: v, packageItemJSON: packageItemJSON{Source: "rpm", Arch: f[4]}})
-	}
-	return out
-}
+var (
+	dpkgItems  = hostItems("deb", hostlist.Dpkg)
+	rpmQAItems = hostItems("rpm", hostlist.RPMQA)
+	kiwiItems  = hostItems("rpm", hostlist.KIWI)
+)
