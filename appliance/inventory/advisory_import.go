@@ -91,6 +91,8 @@ func detectFormat(head []byte) string {
 	switch {
 	case len(t) == 0:
 		return ""
+	case debianListHeader.Match(t):
+		return "debian-list"
 	case t[0] == '{' || t[0] == '[':
 		switch {
 		case has(`"secfixes"`):
@@ -104,8 +106,6 @@ func detectFormat(head []byte) string {
 		}
 	case has("secfixes:"):
 		return "secdb"
-	case debianListHeader.Match(t):
-		return "debian-list"
 	}
 	return ""
 }
