@@ -417,3 +417,30 @@ var (
 	rpmQAItems = hostItems("rpm", hostlist.RPMQA)
 	kiwiItems  = hostItems("rpm", hostlist.KIWI)
 )
+
+// TestCoverageArrivingLater posts a Debian 12 package before any Debian advisory is imported
+// (an ordinary product, matched by upstream version), imports the tracker JSON, and posts the
+// same inventory again: the package is now identified as the package and matched by Debian.
+func TestCoverageArrivingLater(t *testing.T) {
+	w := &invWorld{}
+	w.build(t, withInventory(&w.inv, catalogMini))
+	host := distroHost{hostname: "deb12", os: map[string]string{"name": "Debian GNU/Linux", "id": "debian", "version_id": "12"},
+		items: func(testing.TB, string) []inventoryItem {
+			return []inventoryItem{{Product: "apparmor", Version: "3.0.8-3", packageItemJSON: packageItemJSON{Source: "deb"}}}
+		}}
+	postHost(t, w, host)
+	_, before := hostFindings(t, w, "debian:12")
+	if len(before) != 1 || before[0].Resolution == inventory.ResolutionPackage {
+		t.Fatalf("before the import: %+v", before)
+	}
+	importFile(t, w.inv.Importer, advData+"/debian/tracker-json-excerpts/osv.dev_debian_security_tracker_mock.json")
+	if err := w.inv.Service.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	postHost(t, w, host)
+	got, after := hostFindings(t, w, "debian:12")
+	if len(after) != 1 || after[0].Resolution != inventory.ResolutionPackage || len(got) != 1 || got[0].CVEID != "CVE-2016-1585" ||
+		got[0].Source != "debian" || got[0].Basis != "advisory" {
+		t.Errorf("after the import: products %+v findings %+v", after, got)
+	}
+}

@@ -320,7 +320,7 @@ func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int6
 		_, err = s.rematch(ctx, tx, p)
 		return p, err
 	}
-	changed := !p.DeletedAt.IsZero() || (res.identity != p.Identity && p.Resolution != appliance.ResolutionOverride)
+	changed := !p.DeletedAt.IsZero() || ((res.identity != p.Identity || res.method != p.Resolution) && p.Resolution != appliance.ResolutionOverride)
 	if changed {
 		p.DeletedAt = timeZero
 		if p.Resolution != appliance.ResolutionOverride {
