@@ -113,7 +113,7 @@ func advisoryMatches(found []advisories.Finding, scheme advisories.Scheme) []app
 		if len(cves) == 0 {
 			cves = []string{f.AdvisoryID}
 		}
-		m := appliance.MatchInput{Platform: f.DataRelease, Criteria: f.Package + " " + f.Version, Finding: appliance.Finding{
+		m := appliance.MatchInput{Platform: f.DataRelease, Finding: appliance.Finding{
 			Source: string(f.Source), Basis: appliance.BasisAdvisory, FixedVersion: f.FixedVersion,
 			FixState: string(f.FixState), ProOnly: f.ProOnly}}
 		for _, c := range cves {
