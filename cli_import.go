@@ -16,7 +16,7 @@ func (c *cli) feedCommand() *cobra.Command {
 	feed := &cobra.Command{Use: "feed", Short: "Import vulnerability data"}
 	feed.AddCommand(&cobra.Command{
 		Use:   "import FILE...",
-		Short: "Import NVD CVE API 2.0 JSON feeds (.json or .json.gz) and the CISA KEV catalogue; safe while serving",
+		Short: "Import NVD CVE API 2.0 feeds, the CISA KEV catalogue, OSV records (file, directory, all.zip), the Debian tracker JSON and DSA/DLA lists, Alpine secdb; .gz too; safe while serving",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withStore(cmd, func(_ Config, st *sqlitestore.Store) error {
@@ -32,16 +32,34 @@ func (c *cli) importFeeds(ctx context.Context, st *sqlitestore.Store, files []st
 	im.Progress = c.progress
 	for _, name := range files {
 		start := time.Now()
-		stats, err := withFile(name, func(f *os.File) (inventory.FeedStats, error) { return im.ImportFeed(ctx, name, f) })
+		stats, err := importInput(ctx, im, name)
 		if err != nil {
 			return err
 		}
 		took := time.Since(start)
+		if stats.Format != "nvd" {
+			fmt.Fprintf(c.out, "%s: %s, %d advisory entries, %d new or changed in %s (%.0f entries/s)\n",
+				name, stats.Format, stats.Advisories, stats.Changed, took.Round(time.Millisecond),
+				float64(stats.Advisories)/took.Seconds())
+			continue
+		}
 		fmt.Fprintf(c.out, "%s: %d CVEs, %d rejected removed, %d KEV entries, %d catalogue identities in %s (%.0f records/s)\n",
 			name, stats.CVEs, stats.Rejected, stats.KEV, stats.Identities, took.Round(time.Millisecond),
 			float64(stats.CVEs+stats.KEV)/took.Seconds())
 	}
 	return nil
+}
+
+// importInput imports a file (recognised by its content) or a directory of OSV records.
+func importInput(ctx context.Context, im *inventory.Importer, name string) (inventory.ImportStats, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return inventory.ImportStats{}, err
+	}
+	if fi.IsDir() {
+		return im.ImportOSVDir(ctx, name, os.DirFS(name))
+	}
+	return withFile(name, func(f *os.File) (inventory.ImportStats, error) { return im.Import(ctx, name, f, fi.Size()) })
 }
 
 func (c *cli) progress(file string, records int, elapsed time.Duration) {

@@ -29,6 +29,7 @@ type Asset struct {
 	OSName          string
 	OSVersion       string
 	OSKernel        string
+	OS              HostOS // os-release facts (id, version_id …), reported or inferred
 	AgentID         string
 	AgentVersion    string
 	CreatedAt       time.Time
@@ -62,15 +63,18 @@ type Product struct {
 	DeletedAt            time.Time
 	AssetCount           int // live installations (list and detail)
 	VulnerabilityCount   int
+	Package              PackageInfo // what a host said (or we inferred) of the item as a package
+	FixAvailable         bool        // some finding has a fixed version (list and detail)
 }
 
 // ProductKey is the natural key of a product within an organization.
 type ProductKey struct {
 	Vendor, Name, Version string
+	Release               string // a distribution package's release ("ubuntu:22.04"), else ""
 }
 
 // Key returns the natural key of p.
-func (p Product) Key() ProductKey { return ProductKey{p.Vendor, p.Name, p.Version} }
+func (p Product) Key() ProductKey { return ProductKey{p.Vendor, p.Name, p.Version, p.Package.Release} }
 
 // Installation is a product on a host; removed ones stay as history.
 type Installation struct {
@@ -92,6 +96,7 @@ type InstalledProduct struct {
 // MatchInput is one finding to store for a product.
 type MatchInput struct {
 	CVEID, Criteria, Platform string
+	Finding
 }
 
 // ProductVulnerability is a stored match with its CVE facts, for a product's detail.
@@ -106,6 +111,7 @@ type ProductVulnerability struct {
 	Criteria    string
 	Platform    string
 	Description string
+	Finding
 }
 
 // CVERecord is a CVE as stored; Configurations is the nvd package's compact encoding.
@@ -157,6 +163,7 @@ type ProductFilter struct {
 	// such as one every host uninstalled (false); nil keeps both.
 	Installed     *bool
 	Resolution    string
+	FixAvailable  *bool  // some finding has a fixed version (with Ubuntu Pro counts)
 	Sort          string // name, vendor, created_at, criticality, updated_at, version
 	Desc          bool
 	Page, PerPage int

@@ -17,6 +17,7 @@ type Reader interface {
 	AccountReader
 	SoftwareReader
 	VulnerabilityReader
+	AdvisoryReader
 	ContainerReader
 	RemediationReader
 	LicenseReader
@@ -28,6 +29,7 @@ type Tx interface {
 	AccountWriter
 	SoftwareWriter
 	VulnerabilityWriter
+	AdvisoryWriter
 	ContainerWriter
 	RemediationWriter
 	LicenseWriter

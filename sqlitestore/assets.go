@@ -10,7 +10,8 @@ import (
 )
 
 const assetColumns = `id, organization_id, hostname, fqdn, ip_address, os_name, os_version, os_kernel,
-	agent_id, agent_version, created_at, last_seen_at, last_inventory_at, inventory_hash`
+	agent_id, agent_version, created_at, last_seen_at, last_inventory_at, inventory_hash,
+	os_id, os_version_id, os_codename, os_build, os_arch, os_inferred`
 
 func (q *queries) AssetByHostname(ctx context.Context, hostname string) (appliance.Asset, error) {
 	var a appliance.Asset
@@ -18,7 +19,8 @@ func (q *queries) AssetByHostname(ctx context.Context, hostname string) (applian
 	var inv sql.NullString
 	err := q.queryRow(ctx, `SELECT `+assetColumns+` FROM assets WHERE hostname = ?`, hostname).Scan(
 		&a.ID, &a.OrganizationID, &a.Hostname, &a.FQDN, &a.IPAddress, &a.OSName, &a.OSVersion, &a.OSKernel,
-		&a.AgentID, &a.AgentVersion, &created, &seen, &inv, &a.InventoryHash)
+		&a.AgentID, &a.AgentVersion, &created, &seen, &inv, &a.InventoryHash,
+		&a.OS.ID, &a.OS.VersionID, &a.OS.Codename, &a.OS.Build, &a.OS.Arch, &a.OS.Inferred)
 	if err != nil {
 		return appliance.Asset{}, translate(err)
 	}
@@ -28,17 +30,21 @@ func (q *queries) AssetByHostname(ctx context.Context, hostname string) (applian
 
 func (q *queries) CreateAsset(ctx context.Context, a appliance.Asset) (int64, error) {
 	return q.insert(ctx, `INSERT INTO assets (organization_id, hostname, fqdn, ip_address, os_name, os_version, os_kernel,
-		agent_id, agent_version, created_at, last_seen_at, last_inventory_at, inventory_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		agent_id, agent_version, created_at, last_seen_at, last_inventory_at, inventory_hash,
+		os_id, os_version_id, os_codename, os_build, os_arch, os_inferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.OrganizationID, a.Hostname, a.FQDN, a.IPAddress, a.OSName, a.OSVersion, a.OSKernel, a.AgentID, a.AgentVersion,
-		fmtTime(a.CreatedAt), fmtTime(a.LastSeenAt), timeOrNull(a.LastInventoryAt), a.InventoryHash)
+		fmtTime(a.CreatedAt), fmtTime(a.LastSeenAt), timeOrNull(a.LastInventoryAt), a.InventoryHash,
+		a.OS.ID, a.OS.VersionID, a.OS.Codename, a.OS.Build, a.OS.Arch, a.OS.Inferred)
 }
 
 func (q *queries) UpdateAsset(ctx context.Context, a appliance.Asset) error {
 	return q.execOne(ctx, `UPDATE assets SET fqdn = ?, ip_address = ?, os_name = ?, os_version = ?, os_kernel = ?,
-		agent_id = ?, agent_version = ?, last_seen_at = ?, last_inventory_at = ?, inventory_hash = ?
+		agent_id = ?, agent_version = ?, last_seen_at = ?, last_inventory_at = ?, inventory_hash = ?,
+		os_id = ?, os_version_id = ?, os_codename = ?, os_build = ?, os_arch = ?, os_inferred = ?
 		WHERE id = ? AND organization_id = ?`,
 		a.FQDN, a.IPAddress, a.OSName, a.OSVersion, a.OSKernel, a.AgentID, a.AgentVersion, fmtTime(a.LastSeenAt),
-		timeOrNull(a.LastInventoryAt), a.InventoryHash, a.ID, a.OrganizationID)
+		timeOrNull(a.LastInventoryAt), a.InventoryHash, a.OS.ID, a.OS.VersionID, a.OS.Codename, a.OS.Build, a.OS.Arch,
+		a.OS.Inferred, a.ID, a.OrganizationID)
 }
 
 func (q *queries) LiveInstallations(ctx context.Context, assetID int64) ([]appliance.Installation, error) {
@@ -109,10 +115,9 @@ func (q *queries) LiveInstalledProducts(ctx context.Context, assetID int64) ([]a
 		p := &ip.Product
 		var pCreated, pUpdated string
 		var deleted sql.NullString
-		if err := rows.Scan(&ip.ID, &ip.AssetID, &ip.ProductID, &ip.Path, &created, &updated,
-			&p.ID, &p.OrganizationID, &p.Vendor, &p.Name, &p.Version, &p.Identity.Part, &p.Identity.Vendor, &p.Identity.Product,
-			&p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.MatchGeneration, &pCreated, &pUpdated,
-			&deleted, &p.AssetCount, &p.VulnerabilityCount); err != nil {
+		dest := append([]any{&ip.ID, &ip.AssetID, &ip.ProductID, &ip.Path, &created, &updated},
+			productDest(p, &pCreated, &pUpdated, &deleted)...)
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		ip.CreatedAt, ip.UpdatedAt = parseTime(created), parseTime(updated)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -79,14 +80,41 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
+// foreignKeysOff marks a migration that rebuilds a table other tables refer to: it runs with
+// foreign keys off (the pragma is a no-op inside a transaction), and the keys are checked
+// before it commits.
+const foreignKeysOff = "-- vulnkeeper:foreign_keys_off"
+
 func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
-	tx, err := db.BeginTx(ctx, nil)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	rebuild := strings.Contains(m.sql, foreignKeysOff)
+	if rebuild {
+		if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON") //nolint:errcheck // best effort on a closing conn
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return err
+	}
+	if rebuild {
+		var table string
+		err := tx.QueryRowContext(ctx, "SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1").Scan(&table)
+		if err == nil {
+			return fmt.Errorf("foreign key violation in %s after the rebuild", table)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
 		return err

@@ -15,17 +15,25 @@ const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at,
 	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
-	(SELECT count(*) FROM matches m WHERE m.product_id = p.id)`
+	(SELECT count(*) FROM matches m WHERE m.product_id = p.id), ` + packageColumns + `,
+	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')`
 
 func scanProduct(s scanner) (appliance.Product, error) {
 	var p appliance.Product
 	var created, updated string
 	var deleted sql.NullString
-	err := s.Scan(&p.ID, &p.OrganizationID, &p.Vendor, &p.Name, &p.Version, &p.Identity.Part, &p.Identity.Vendor,
-		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.MatchGeneration,
-		&created, &updated, &deleted, &p.AssetCount, &p.VulnerabilityCount)
+	err := s.Scan(productDest(&p, &created, &updated, &deleted)...)
 	p.CreatedAt, p.UpdatedAt, p.DeletedAt = parseTime(created), parseTime(updated), nullTime(deleted)
 	return p, err
+}
+
+// productDest are the scan destinations of productColumns (and leanProductColumns).
+func productDest(p *appliance.Product, created, updated *string, deleted *sql.NullString) []any {
+	return []any{&p.ID, &p.OrganizationID, &p.Vendor, &p.Name, &p.Version, &p.Identity.Part, &p.Identity.Vendor,
+		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.MatchGeneration,
+		created, updated, deleted, &p.AssetCount, &p.VulnerabilityCount, &p.Package.Source, &p.Package.Release,
+		&p.Package.SourcePackage, &p.Package.SourceVersion, &p.Package.PURL, &p.Package.Arch, &p.Package.BundleID,
+		&p.Package.Inferred, &p.FixAvailable}
 }
 
 func (q *queries) products(ctx context.Context, query string, args ...any) ([]appliance.Product, error) {
@@ -48,7 +56,11 @@ func (q *queries) products(ctx context.Context, query string, args ...any) ([]ap
 // leanProductColumns skip the counts, which reconciliation does not need.
 const leanProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
-	p.deleted_at, 0, 0`
+	p.deleted_at, 0, 0, ` + packageColumns + `, 0`
+
+// packageColumns are a product's package facts (appliance.PackageInfo).
+const packageColumns = `p.pkg_source, p.pkg_release, p.source_package, p.source_version, p.purl, p.pkg_arch,
+	p.bundle_id, p.pkg_inferred`
 
 // ProductsByKeys finds the organization's products, deleted or not, with the given natural
 // keys, in one query.
@@ -57,18 +69,20 @@ func (q *queries) ProductsByKeys(ctx context.Context, orgID int64, keys []applia
 	if len(keys) == 0 {
 		return out, nil
 	}
-	triples := make([][3]string, len(keys))
+	triples := make([][4]string, len(keys))
 	for i, k := range keys {
-		triples[i] = [3]string{k.Vendor, k.Name, k.Version}
+		triples[i] = [4]string{k.Vendor, k.Name, k.Version, k.Release}
 	}
 	doc, err := json.Marshal(triples)
 	if err != nil {
 		return nil, err
 	}
 	// CROSS JOIN keeps the keys as the outer loop, so each is one lookup in the unique index.
-	rows, err := q.query(ctx, `WITH k(vendor, name, version) AS MATERIALIZED (SELECT value->>0, value->>1, value->>2 FROM json_each(?))
+	rows, err := q.query(ctx, `WITH k(vendor, name, version, rel) AS MATERIALIZED
+		(SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?))
 		SELECT `+leanProductColumns+` FROM k CROSS JOIN products p
-		WHERE p.organization_id = ? AND p.vendor = k.vendor AND p.name = k.name AND p.version = k.version`,
+		WHERE p.organization_id = ? AND p.vendor = k.vendor AND p.name = k.name AND p.version = k.version
+		AND p.pkg_release = k.rel`,
 		string(doc), orgID)
 	if err != nil {
 		return nil, err
@@ -129,6 +143,13 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 		where = append(where, "p.resolution = ?")
 		args = append(args, f.Resolution)
 	}
+	if f.FixAvailable != nil {
+		cond := "EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')"
+		if !*f.FixAvailable {
+			cond = "NOT " + cond
+		}
+		where = append(where, cond)
+	}
 	cond := strings.Join(where, " AND ")
 	var total int
 	if err := q.queryRow(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
@@ -173,7 +194,7 @@ func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]
 
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
 	rows, err := q.query(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
-		k.due_date, m.criteria, m.platform, coalesce(c.description, '')
+		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories
 		FROM matches m JOIN products p ON p.id = m.product_id
 		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id
 		WHERE m.product_id = ? AND p.organization_id = ?
@@ -187,7 +208,8 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 		var v appliance.ProductVulnerability
 		var score sql.NullFloat64
 		var due sql.NullString
-		if err := rows.Scan(&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description); err != nil {
+		if err := rows.Scan(&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
+			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories); err != nil {
 			return nil, err
 		}
 		v.Score, v.HasScore, v.KEVDue = score.Float64, score.Valid, nullTime(due)
@@ -197,11 +219,14 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 }
 
 func (q *queries) CreateProduct(ctx context.Context, p appliance.Product) (int64, error) {
+	k := p.Package
 	return q.insert(ctx, `INSERT INTO products (organization_id, vendor, name, version, cpe_part, cpe_vendor, cpe_product,
-		cpe_update, resolution, resolution_confidence, criticality, match_generation, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?)`,
+		cpe_update, resolution, resolution_confidence, criticality, match_generation, created_at, updated_at,
+		pkg_source, pkg_release, source_package, source_version, purl, pkg_arch, bundle_id, pkg_inferred)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.OrganizationID, p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update,
-		p.Resolution, p.ResolutionConfidence, p.Criticality, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt))
+		p.Resolution, p.ResolutionConfidence, p.Criticality, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt),
+		k.Source, k.Release, k.SourcePackage, k.SourceVersion, k.PURL, k.Arch, k.BundleID, k.Inferred)
 }
 
 func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error {
@@ -231,14 +256,18 @@ func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appl
 	for _, m := range ms {
 		want[m.CVEID] = true
 		if existing[m.CVEID] {
-			if _, err := q.exec(ctx, `UPDATE matches SET criteria = ?, platform = ? WHERE product_id = ? AND cve_id = ?`,
-				m.Criteria, m.Platform, productID, m.CVEID); err != nil {
+			if _, err := q.exec(ctx, `UPDATE matches SET criteria = ?, platform = ?, source = ?, basis = ?, fixed_version = ?,
+				fix_state = ?, pro_only = ?, advisories = ? WHERE product_id = ? AND cve_id = ?`,
+				m.Criteria, m.Platform, m.Source, m.Basis, m.FixedVersion, m.FixState, m.ProOnly, m.Advisories,
+				productID, m.CVEID); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		if _, err := q.exec(ctx, `INSERT INTO matches (product_id, cve_id, criteria, platform, created_at) VALUES (?, ?, ?, ?, ?)`,
-			productID, m.CVEID, m.Criteria, m.Platform, fmtTime(at)); err != nil {
+		if _, err := q.exec(ctx, `INSERT INTO matches (product_id, cve_id, criteria, platform, created_at, source, basis,
+			fixed_version, fix_state, pro_only, advisories) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			productID, m.CVEID, m.Criteria, m.Platform, fmtTime(at), m.Source, m.Basis, m.FixedVersion, m.FixState,
+			m.ProOnly, m.Advisories); err != nil {
 			return 0, translate(err)
 		}
 	}

@@ -27,12 +27,14 @@ type inventoryItem struct {
 	Product string `json:"product"`
 	Version string `json:"version"`
 	Path    string `json:"path"`
+	packageItemJSON
 }
 
 type osJSON struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	Kernel  string `json:"kernel"`
+	osFactsJSON
 }
 
 type inventorySummary struct {
@@ -63,7 +65,7 @@ func (req inventoryRequest) report(remoteIP string) (inventory.Report, error) {
 		if err := json.Unmarshal(*req.OS, &o); err != nil {
 			return rep, appliance.Invalid("os", "type", "os must be an object {name, version, kernel}")
 		}
-		rep.OSName, rep.OSVersion, rep.OSKernel = o.Name, o.Version, o.Kernel
+		rep.OSName, rep.OSVersion, rep.OSKernel, rep.OS = o.Name, o.Version, o.Kernel, o.hostOS()
 	}
 	if req.Agent != nil {
 		rep.AgentID, rep.AgentVersion = req.Agent.ID, req.Agent.Version
@@ -72,7 +74,7 @@ func (req inventoryRequest) report(remoteIP string) (inventory.Report, error) {
 		rep.HasProducts = true
 		rep.Items = make([]inventory.Item, len(*req.Products))
 		for i, it := range *req.Products {
-			rep.Items[i] = inventory.Item{Vendor: it.Vendor, Product: it.Product, Version: it.Version, Path: it.Path}
+			rep.Items[i] = inventory.Item{Vendor: it.Vendor, Product: it.Product, Version: it.Version, Path: it.Path, Package: it.info()}
 		}
 	}
 	return rep, nil

@@ -24,6 +24,7 @@ type productJSON struct {
 	ResolutionConfidence float64   `json:"resolution_confidence"`
 	CreatedAt            time.Time `json:"created_at"`
 	UpdatedAt            time.Time `json:"updated_at"`
+	productPackageJSON
 }
 
 type assetRefJSON struct {
@@ -41,6 +42,7 @@ type productVulnJSON struct {
 	Criteria    string   `json:"criteria"`
 	Platform    string   `json:"platform,omitempty"`
 	Description string   `json:"description"`
+	findingJSON
 }
 
 // productDetailJSON always carries the two arrays, even when empty.
@@ -53,7 +55,8 @@ type productDetailJSON struct {
 func toProductJSON(p appliance.Product) productJSON {
 	j := productJSON{ID: p.ID, Name: p.Name, Version: p.Version, Vendor: p.Vendor, Criticality: p.Criticality,
 		AssetCount: p.AssetCount, VulnerabilityCount: p.VulnerabilityCount, OrganizationID: p.OrganizationID,
-		Resolution: p.Resolution, ResolutionConfidence: p.ResolutionConfidence, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		Resolution: p.Resolution, ResolutionConfidence: p.ResolutionConfidence, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		productPackageJSON: toProductPackageJSON(p)}
 	if c := inventory.CPE(p); c != "" {
 		j.CPE = &c
 	}
@@ -67,7 +70,7 @@ func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
 	}
 	for _, v := range d.Vulnerabilities {
 		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
-			Platform: v.Platform, Description: v.Description}
+			Platform: v.Platform, Description: v.Description, findingJSON: toFindingJSON(v.Finding)}
 		if v.HasScore {
 			score := v.Score
 			vj.Score = &score
@@ -111,7 +114,7 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
 
 // productFilter reads the list query; organization_id never widens the caller's scope.
 func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error) {
-	if err := allowQuery(r, "page", "per_page", "search", "vendor", "criticality", "has_vulnerabilities", "installed",
+	if err := allowQuery(r, "page", "per_page", "search", "vendor", "criticality", "has_vulnerabilities", "installed", "fix_available",
 		"resolution", "organization_id", "sort", "order"); err != nil {
 		return appliance.ProductFilter{}, err
 	}
@@ -129,6 +132,9 @@ func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error
 		return f, err
 	}
 	if f.Installed, err = queryInstalled(r, f.HasVulnerabilities != nil); err != nil {
+		return f, err
+	}
+	if f.FixAvailable, err = queryBool(r, "fix_available"); err != nil {
 		return f, err
 	}
 	if f.Desc, err = queryOrder(r, false); err != nil {

@@ -1,13 +1,14 @@
 package advisories
 
 import (
-	"bufio"
 	"encoding/csv"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance/hostlist"
 )
 
 const (
@@ -64,67 +65,28 @@ func readTSV(t testing.TB, path string) []map[string]string {
 	}
 }
 
-// lines returns the non-empty lines of a file.
-func lines(t testing.TB, path string) []string {
+// hostList reads a shared host list with parse into Installed packages.
+func hostList(t testing.TB, file string, parse func(io.Reader) ([]hostlist.Package, error)) []Installed {
 	t.Helper()
-	f, err := os.Open(path)
+	pkgs, err := hostlist.ReadFile(filepath.Join(invDir, file), parse)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if s := strings.TrimSpace(sc.Text()); s != "" {
-			out = append(out, s)
-		}
+	out := make([]Installed, len(pkgs))
+	for i, p := range pkgs {
+		out[i] = Installed{Name: p.Name, Version: p.Version, Arch: p.Arch}
 	}
 	return out
 }
 
 // dpkgManifest reads "name[:arch]\tversion" lines.
-func dpkgManifest(t testing.TB, file string) []Installed {
-	var out []Installed
-	for _, l := range lines(t, filepath.Join(invDir, file)) {
-		name, ver, ok := strings.Cut(l, "\t")
-		if ok {
-			out = append(out, Installed{Name: name, Version: ver})
-		}
-	}
-	return out
-}
+func dpkgManifest(t testing.TB, file string) []Installed { return hostList(t, file, hostlist.Dpkg) }
 
 // rpmQA reads `rpm -qa` lines (name-version-release.arch, no epoch).
-func rpmQA(t testing.TB, file string) []Installed {
-	var out []Installed
-	for _, l := range lines(t, filepath.Join(invDir, file)) {
-		nvr, arch := l, ""
-		if i := strings.LastIndexByte(l, '.'); i > 0 {
-			nvr, arch = l[:i], l[i+1:]
-		}
-		i := strings.LastIndexByte(nvr, '-')
-		j := strings.LastIndexByte(nvr[:i], '-')
-		out = append(out, Installed{Name: nvr[:j], Version: nvr[j+1:], Arch: arch})
-	}
-	return out
-}
+func rpmQA(t testing.TB, file string) []Installed { return hostList(t, file, hostlist.RPMQA) }
 
 // kiwiPackages reads KIWI's name|epoch|version|release|arch|disturl|license lines.
-func kiwiPackages(t testing.TB, file string) []Installed {
-	var out []Installed
-	for _, l := range lines(t, filepath.Join(invDir, file)) {
-		f := strings.Split(l, "|")
-		if len(f) < 5 || f[0] == "gpg-pubkey" {
-			continue
-		}
-		v := f[2] + "-" + f[3]
-		if f[1] != "(none)" {
-			v = f[1] + ":" + v
-		}
-		out = append(out, Installed{Name: f[0], Version: v, Arch: f[4]})
-	}
-	return out
-}
+func kiwiPackages(t testing.TB, file string) []Installed { return hostList(t, file, hostlist.KIWI) }
 
 // fileID is the advisory id of an expected/*.tsv advisory_file column.
 func fileID(file string) string {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/advisories"
 	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
 	"github.com/vulnkeeper/vulnkeeper/appliance/matcher"
 	"github.com/vulnkeeper/vulnkeeper/appliance/nvd"
@@ -36,6 +37,7 @@ type Engine struct {
 	kb         *kbSource
 	shared     sharedCache
 	matcher    atomic.Pointer[matcher.Index]
+	advisories atomic.Pointer[advisories.Index]
 	cveGen     atomic.Int64
 	catalogGen atomic.Int64
 	kbGen      atomic.Int64
@@ -147,6 +149,9 @@ func (e *Engine) loadMatcher(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load CVE configurations: %w", err)
 	}
+	if err := e.loadAdvisories(ctx); err != nil {
+		return err
+	}
 	ix := b.Build()
 	e.matcher.Store(ix)
 	st := ix.Stats()
@@ -157,6 +162,9 @@ func (e *Engine) loadMatcher(ctx context.Context) error {
 
 // match returns the findings for a resolved product at its version.
 func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
+	if out, ok := e.matchPackage(p); ok {
+		return out
+	}
 	if !p.Identity.Resolved() {
 		return nil
 	}
@@ -170,7 +178,7 @@ func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
 	found := e.matcher.Load().Match(matcher.Query{Part: p.Identity.Part, Aliases: aliases, Version: p.Version, Update: p.Update})
 	out := make([]appliance.MatchInput, 0, len(found))
 	for _, f := range found {
-		out = append(out, appliance.MatchInput{CVEID: f.CVEID, Criteria: f.Criteria, Platform: f.Platform})
+		out = append(out, appliance.MatchInput{CVEID: f.CVEID, Criteria: f.Criteria, Platform: f.Platform, Finding: nvdRange})
 	}
 	return out
 }

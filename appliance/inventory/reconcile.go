@@ -21,6 +21,7 @@ type Report struct {
 	OSName       string
 	OSVersion    string
 	OSKernel     string
+	OS           appliance.HostOS // os-release facts; inferred from OSName/OSVersion when absent
 	AgentID      string
 	AgentVersion string
 	Items        []Item
@@ -32,6 +33,7 @@ type Report struct {
 // Item is one reported product.
 type Item struct {
 	Vendor, Product, Version, Path string
+	Package                        appliance.PackageInfo // as reported; Release and Inferred are the server's (packages.go)
 }
 
 // Summary counts what a reconciliation did.
@@ -61,6 +63,7 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 	if err := normalizeReport(&rep); err != nil {
 		return Result{}, err
 	}
+	s.engine.classify(&rep)
 	if !rep.HasProducts {
 		return s.noProducts(ctx, orgID, rep)
 	}
@@ -178,6 +181,13 @@ func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (
 		if _, ok := out[k]; ok {
 			continue
 		}
+		if r, ok, err := s.engine.resolvePackage(ctx, it); ok || err != nil {
+			out[k] = r
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if id, ok := overrides.lookup(it.Vendor, it.Product); ok {
 			out[k] = resolution{identity: id, method: appliance.ResolutionOverride, confidence: 1}
 			continue
@@ -230,7 +240,7 @@ func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, r
 	keys := make([]appliance.ProductKey, len(rep.Items))
 	var unknown []appliance.ProductKey
 	for i, it := range rep.Items {
-		keys[i] = appliance.ProductKey{Vendor: it.Vendor, Name: it.Product, Version: it.Version}
+		keys[i] = appliance.ProductKey{Vendor: it.Vendor, Name: it.Product, Version: it.Version, Release: it.Package.Release}
 		if _, ok := known[keys[i]]; !ok {
 			unknown = append(unknown, keys[i])
 		}
@@ -282,7 +292,7 @@ func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64,
 		a = appliance.Asset{OrganizationID: orgID, Hostname: rep.Hostname, CreatedAt: now}
 	}
 	a.FQDN, a.IPAddress = rep.FQDN, rep.IPAddress
-	a.OSName, a.OSVersion, a.OSKernel = rep.OSName, rep.OSVersion, rep.OSKernel
+	a.OSName, a.OSVersion, a.OSKernel, a.OS = rep.OSName, rep.OSVersion, rep.OSKernel, rep.OS
 	a.AgentID, a.AgentVersion = rep.AgentID, rep.AgentVersion
 	a.LastSeenAt, a.LastInventoryAt, a.InventoryHash = now, now, fp
 	if fresh {
@@ -302,7 +312,7 @@ func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int6
 		var err error
 		p = appliance.Product{OrganizationID: orgID, Vendor: it.Vendor, Name: it.Product, Version: it.Version,
 			Identity: res.identity, Resolution: res.method, ResolutionConfidence: res.confidence,
-			Criticality: defaultCriticality, CreatedAt: now, UpdatedAt: now, MatchGeneration: -1}
+			Criticality: defaultCriticality, CreatedAt: now, UpdatedAt: now, MatchGeneration: -1, Package: it.Package}
 		if p.ID, err = tx.CreateProduct(ctx, p); err != nil {
 			return appliance.Product{}, err
 		}
@@ -310,7 +320,7 @@ func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int6
 		_, err = s.rematch(ctx, tx, p)
 		return p, err
 	}
-	changed := !p.DeletedAt.IsZero() || (res.identity != p.Identity && p.Resolution != appliance.ResolutionOverride)
+	changed := !p.DeletedAt.IsZero() || ((res.identity != p.Identity || res.method != p.Resolution) && p.Resolution != appliance.ResolutionOverride)
 	if changed {
 		p.DeletedAt = timeZero
 		if p.Resolution != appliance.ResolutionOverride {
@@ -357,7 +367,7 @@ func (s *Service) fingerprint(rep Report) string {
 	cat, kb, cve := s.engine.generations()
 	fmt.Fprintf(h, "v1 %d %d %d %d\x1e", cat, kb, cve, s.engine.resolver.Generation())
 	for _, it := range rep.Items {
-		fmt.Fprintf(h, "%s\x1f%s\x1f%s\x1f%s\x1e", it.Vendor, it.Product, it.Version, it.Path)
+		fmt.Fprintf(h, "%s\x1f%s\x1f%s\x1f%s\x1f%+v\x1e", it.Vendor, it.Product, it.Version, it.Path, it.Package)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
