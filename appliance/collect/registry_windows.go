@@ -63,3 +63,6 @@ func (SystemRegistry) Values(path string) (map[string]any, error) {
 		return out, nil
 	})
 }
+
+// LocalRegistry is the registry of this machine.
+func LocalRegistry() Registry { return SystemRegistry{} }
