@@ -23,6 +23,7 @@ type agentFlags struct {
 	server, keyFile, stateDir, caFile, pin, root string
 	interval                                     time.Duration
 	once, dryRun                                 bool
+	attempts                                     int
 }
 
 func (f *agentFlags) register(cmd *cobra.Command) {
@@ -47,7 +48,9 @@ func (c *cli) agentCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&f.once, "once", false, "send one inventory (or heartbeat) and exit; for timers and scheduled tasks")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the inventory JSON that would be sent, send nothing")
 	cmd.Flags().StringVar(&f.root, "root", "/", "root of the filesystem to collect from")
+	cmd.Flags().IntVar(&f.attempts, "attempts", 4, "deliveries tried per cycle before the inventory stays spooled")
 	_ = cmd.Flags().MarkHidden("root")
+	_ = cmd.Flags().MarkHidden("attempts")
 	return cmd
 }
 
@@ -70,7 +73,7 @@ func (c *cli) runAgent(ctx context.Context, f agentFlags) error {
 	}
 	log := slog.New(slog.NewTextHandler(c.errw, nil))
 	r, err := agentrun.New(client, agentrun.Options{StateDir: f.stateDir, Version: version, Interval: f.interval,
-		Collect: collectHost, Log: log})
+		Attempts: f.attempts, Collect: collectHost, Log: log})
 	if err != nil {
 		return err
 	}
