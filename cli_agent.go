@@ -51,6 +51,7 @@ func (c *cli) agentCommand() *cobra.Command {
 	cmd.Flags().IntVar(&f.attempts, "attempts", 4, "deliveries tried per cycle before the inventory stays spooled")
 	_ = cmd.Flags().MarkHidden("root")
 	_ = cmd.Flags().MarkHidden("attempts")
+	cmd.AddCommand(c.agentInstallCommand(), c.agentUninstallCommand())
 	return cmd
 }
 
