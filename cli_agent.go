@@ -22,7 +22,7 @@ import (
 type agentFlags struct {
 	server, keyFile, stateDir, caFile, pin, root string
 	interval                                     time.Duration
-	once, dryRun                                 bool
+	once, dryRun, containers                     bool
 	attempts                                     int
 }
 
@@ -47,6 +47,7 @@ func (c *cli) agentCommand() *cobra.Command {
 	f.register(cmd)
 	cmd.Flags().BoolVar(&f.once, "once", false, "send one inventory (or heartbeat) and exit; for timers and scheduled tasks")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the inventory JSON that would be sent, send nothing")
+	cmd.Flags().BoolVar(&f.containers, "containers", false, "also scan running containers' images with trivy or grype, when installed")
 	cmd.Flags().StringVar(&f.root, "root", "/", "root of the filesystem to collect from")
 	cmd.Flags().IntVar(&f.attempts, "attempts", 4, "deliveries tried per cycle before the inventory stays spooled")
 	_ = cmd.Flags().MarkHidden("root")
@@ -74,7 +75,7 @@ func (c *cli) runAgent(ctx context.Context, f agentFlags) error {
 	}
 	log := slog.New(slog.NewTextHandler(c.errw, nil))
 	r, err := agentrun.New(client, agentrun.Options{StateDir: f.stateDir, Version: version, Interval: f.interval,
-		Attempts: f.attempts, Collect: collectHost, Log: log})
+		Attempts: f.attempts, Collect: collectHost, Log: log, Containers: containerScanning(f.containers, log)})
 	if err != nil {
 		return err
 	}
@@ -111,4 +112,19 @@ func defaultStateDir() string {
 		return "/Library/Application Support/vulnkeeper-agent"
 	}
 	return "/var/lib/vulnkeeper-agent"
+}
+
+// containerScanning is set up when asked for and both a scanner and an engine are present;
+// otherwise the agent skips containers quietly (a log line at debug level).
+func containerScanning(wanted bool, log *slog.Logger) *agentrun.Containers {
+	if !wanted {
+		return nil
+	}
+	sc, ok := agentrun.FindScanner()
+	eng, found := web.FindContainerEngine(web.EngineSockets())
+	if !ok || !found {
+		log.Debug("container scanning skipped", slog.Bool("scanner", ok), slog.Bool("engine", found))
+		return nil
+	}
+	return &agentrun.Containers{Engine: eng, Scanner: sc}
 }

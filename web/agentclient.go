@@ -250,3 +250,16 @@ func serverError(resp *http.Response) error {
 	}
 	return se
 }
+
+// ContainerScan posts the scanned images of this host to POST /api/agent/container-scan.
+func (c *AgentClient) ContainerScan(ctx context.Context, hostname string, images []agentrun.ScannedImage) error {
+	req := containerScanRequest{Hostname: hostname, Images: make([]containerScanJSON, len(images))}
+	for i, img := range images {
+		req.Images[i] = containerScanJSON{ImageName: img.Name, ImageID: img.ID, ScanResults: img.Report}
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, http.MethodPost, "/api/agent/container-scan", body, nil)
+}

@@ -22,6 +22,7 @@ type Client interface {
 	Heartbeat(ctx context.Context, hostname, agentVersion string) (ServerConfig, error)
 	Inventory(ctx context.Context, body []byte) error
 	Encode(inv collect.Inventory) ([]byte, error)
+	ContainerScan(ctx context.Context, hostname string, images []ScannedImage) error
 }
 
 // ServerConfig is what the server tells agents (GET /api/agent/config, heartbeat answers).
@@ -69,7 +70,9 @@ type Options struct {
 	Backoff  time.Duration // first back-off (default 2s), doubled per attempt, with jitter
 	MaxWait  time.Duration // longest single wait (default 5 min)
 	Collect  func() (collect.Inventory, error)
-	Log      *slog.Logger
+	// Containers, when set, scans the images of running containers after each inventory.
+	Containers *Containers
+	Log        *slog.Logger
 	// Sleep waits d or until ctx ends (tests replace it).
 	Sleep func(ctx context.Context, d time.Duration) error
 }
@@ -137,12 +140,29 @@ func (r *Runner) Cycle(ctx context.Context) (Outcome, error) {
 		if cfg.ScanInterval > 0 {
 			r.cfg.ScanInterval = cfg.ScanInterval
 		}
+		if r.opts.Containers != nil {
+			r.containers(ctx, inv.Hostname)
+		}
 		return Heartbeat, nil
 	}
 	if err := r.state.Spool(body); err != nil {
 		return "", err
 	}
-	return r.Deliver(ctx)
+	out, err := r.Deliver(ctx)
+	if err == nil && r.opts.Containers != nil {
+		r.containers(ctx, inv.Hostname)
+	}
+	return out, err
+}
+
+// containers posts the container scans; a failure is logged, never fatal to the cycle.
+func (r *Runner) containers(ctx context.Context, hostname string) {
+	n, err := r.scanContainers(ctx, hostname)
+	if err != nil {
+		r.opts.Log.Warn("container scan not posted", slog.Any("error", err))
+		return
+	}
+	r.opts.Log.Info("container images scanned", slog.Int("images", n))
 }
 
 // flushAfter still delivers a spooled inventory when this cycle's collection failed.
