@@ -1,11 +1,13 @@
 package agentrun
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/collect"
 )
@@ -30,7 +32,9 @@ func fqdn(name string) string {
 	if strings.Contains(name, ".") {
 		return name
 	}
-	cname, err := net.LookupCNAME(name)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cname, err := net.DefaultResolver.LookupCNAME(ctx, name)
 	if err != nil || !strings.Contains(strings.TrimSuffix(cname, "."), ".") {
 		return ""
 	}
