@@ -6,7 +6,7 @@ LDFLAGS     := -s -w -X main.version=$(VERSION)
 # Conformance groups that are done; each issue adds its own.
 CONFORMANCE := basics,auth,inventory,products,containers,remediation,license,limits
 
-.PHONY: build run test vet staticcheck gotest conformance bench fuzz clean
+.PHONY: build run test vet staticcheck gotest conformance bench fuzz clean cross agents package
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
@@ -15,7 +15,7 @@ build:
 run: build
 	./$(BIN) quickstart --data-dir ./var --listen 127.0.0.1:8080
 
-test: vet staticcheck gotest conformance
+test: vet staticcheck cross gotest package conformance
 
 vet:
 	$(GO) vet ./...
@@ -45,5 +45,28 @@ fuzz:
 	  done; \
 	done
 
+# The agent's platforms. `cross` (part of test) only builds the two that catch most breaks.
+AGENT_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64
+cross:
+	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null .
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null .
+
+agents:
+	@for p in $(AGENT_PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+	  echo "dist/vulnkeeper-$$os-$$arch$$ext"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/vulnkeeper-$$os-$$arch$$ext . || exit 1; \
+	done
+
+# .deb and .rpm for linux/amd64 with nfpm (pinned), then checked with dpkg-deb, rpm and a
+# throwaway dpkg root.
+NFPM        := $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
+PKG_VERSION ?= 0.1.0
+package:
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o dist/vulnkeeper-linux-amd64 .
+	PKG_VERSION=$(PKG_VERSION) $(NFPM) pkg -f packaging/nfpm.yaml -p deb -t dist/vulnkeeper_$(PKG_VERSION)_amd64.deb
+	PKG_VERSION=$(PKG_VERSION) $(NFPM) pkg -f packaging/nfpm.yaml -p rpm -t dist/vulnkeeper-$(PKG_VERSION).x86_64.rpm
+	packaging/check-packages.sh dist/vulnkeeper_$(PKG_VERSION)_amd64.deb dist/vulnkeeper-$(PKG_VERSION).x86_64.rpm
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -60,7 +60,8 @@ func (c *cli) rootCommand() *cobra.Command {
 	root.PersistentFlags().String("data-dir", "", "data directory (database, index, keys); default ./var")
 	root.PersistentFlags().StringVar(&c.configFile, "config", "", "configuration file (YAML)")
 	root.AddCommand(c.serveCommand(), c.quickstartCommand(), c.orgCommand(), c.userCommand(), c.agentKeyCommand(),
-		c.feedCommand(), c.catalogCommand(), c.licenseCommand(), c.kbCommand(), c.configCommand(), c.backupCommand(), c.versionCommand())
+		c.feedCommand(), c.catalogCommand(), c.licenseCommand(), c.kbCommand(), c.configCommand(), c.backupCommand(), c.versionCommand(),
+		c.agentCommand())
 	return root
 }
 

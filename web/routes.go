@@ -105,7 +105,8 @@ func (s *Server) admin(l *keyedLimiter) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler { return s.person(stageFull, l)(s.requireAdmin(h)) }
 }
 
-// agent: an agent key with the agent scope, then the route's limit per key.
+// agent: an agent key with the agent scope, then the route's limit per key, then gzip
+// bodies inflated as read (under the handler's size cap).
 func (s *Server) agent(l *keyedLimiter) func(http.Handler) http.Handler {
-	return func(h http.Handler) http.Handler { return s.agentAuth(s.limited(l, byAgentKey, h)) }
+	return func(h http.Handler) http.Handler { return s.agentAuth(s.limited(l, byAgentKey, s.acceptGzip(h))) }
 }
