@@ -1,25 +1,34 @@
 package web
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/container"
+	"github.com/vulnkeeper/vulnkeeper/appliance/jsonarray"
 	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 )
 
 type containerScanRequest struct {
-	Hostname string              `json:"hostname"`
-	Images   []containerScanJSON `json:"images"`
+	Hostname string    `json:"hostname"`
+	Images   imageList `json:"images"`
+}
+
+// imageList is the images array, decoded image by image and refused at the first image past
+// the cap (see cappedArray); each image's report is bounded by the body cap.
+type imageList []containerScanJSON
+
+func (l *imageList) UnmarshalJSON(raw []byte) error {
+	return cappedArray(raw, "images", container.MaxImagesPerRequest, (*[]containerScanJSON)(l))
 }
 
 type containerScanJSON struct {
-	ImageName   string          `json:"image_name"`
-	ImageID     string          `json:"image_id"`
-	ScanResults json.RawMessage `json:"scan_results"`
+	ImageName   string         `json:"image_name"`
+	ImageID     string         `json:"image_id"`
+	ScanResults jsonarray.Span `json:"scan_results"` // a piece of the request body, not a copy
 }
 
 type containerScanResponse struct {

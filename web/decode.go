@@ -1,11 +1,13 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
@@ -13,32 +15,64 @@ import (
 // Body size limits per route class.
 const (
 	smallBody = 64 << 10 // login, products, assignments
+	// maxInventoryBody fits 10,000 products with long names, paths and package fields (about
+	// 1.5 KB each); a real host of 3,000 packages sends under 1 MB.
+	maxInventoryBody = 16 << 20
 )
 
-// decodeJSON reads one JSON value of at most limit bytes into dst. Malformed JSON, a wrong
-// type or trailing data is a ValidationError naming the field where known.
+// decodeJSON reads one JSON value of at most limit bytes into dst. The body is read whole
+// (it is bounded), its strings checked (checkText), then decoded; array fields that may be
+// long decode through cappedArray. Malformed JSON, a wrong type or trailing data is a
+// ValidationError naming the field where known; a body past limit is the 413 as soon as the
+// limit is passed.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) error {
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(dst); err != nil {
-		return jsonError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	body, err := readBody(w, r, limit)
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return err
 		}
-		return appliance.Invalid("body", "json", "request body must hold exactly one JSON value")
+		return appliance.Invalid("body", "json", "request body could not be read")
+	}
+	if err := checkText(body); err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return appliance.Invalid("body", "required", "request body is empty; a JSON object is required")
+	}
+	// Unmarshal decodes in place (a Decoder would copy the body into its own buffer first).
+	if err := json.Unmarshal(body, dst); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) && strings.Contains(syn.Error(), "after top-level value") {
+			return appliance.Invalid("body", "json", "request body must hold exactly one JSON value")
+		}
+		return jsonError(err)
 	}
 	return nil
+}
+
+// readBody reads the whole body, at most limit bytes; a declared length within the limit is
+// allocated once instead of grown by doubling.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit { // refused before a byte is read
+		return nil, &http.MaxBytesError{Limit: limit}
+	}
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit && r.Header.Get("Content-Encoding") == "" {
+		buf := bytes.NewBuffer(make([]byte, 0, n+1))
+		_, err := buf.ReadFrom(body)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(body)
 }
 
 func jsonError(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var mbe *http.MaxBytesError
+	var ve *appliance.ValidationError
 	switch {
-	case errors.As(err, &mbe):
+	case errors.As(err, &mbe), errors.As(err, &ve):
 		return err
 	case errors.Is(err, io.EOF):
 		return appliance.Invalid("body", "required", "request body is empty; a JSON object is required")

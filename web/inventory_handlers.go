@@ -18,8 +18,16 @@ type inventoryRequest struct {
 		ID      string `json:"id"`
 		Version string `json:"version"`
 	} `json:"agent"`
-	Products *[]inventoryItem `json:"products"`
-	Delta    bool             `json:"delta"`
+	Products *productList `json:"products"`
+	Delta    bool         `json:"delta"`
+}
+
+// productList is the products array, decoded item by item and refused at the first item past
+// the cap (see cappedArray).
+type productList []inventoryItem
+
+func (l *productList) UnmarshalJSON(raw []byte) error {
+	return cappedArray(raw, "products", inventory.MaxProductsPerReport, (*[]inventoryItem)(l))
 }
 
 type inventoryItem struct {
@@ -82,7 +90,7 @@ func (req inventoryRequest) report(remoteIP string) (inventory.Report, error) {
 
 func (s *Server) submitInventory(w http.ResponseWriter, r *http.Request) {
 	var req inventoryRequest
-	if err := decodeJSON(w, r, s.opts.MaxBodyBytes, &req); err != nil {
+	if err := decodeJSON(w, r, min(s.opts.MaxBodyBytes, maxInventoryBody), &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -1,8 +1,11 @@
 package container
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance/jsonarray"
 )
 
 // The fields of Grype's JSON report that vulnkeeper reads. Old Grype releases (0.7) wrote
@@ -42,14 +45,20 @@ type grypeLocation struct {
 	Path string `json:"path"`
 }
 
-func parseGrype(matches []grypeMatch) (Scan, error) {
-	scan := Scan{Format: FormatGrype, Vulnerabilities: make([]Vulnerability, 0, len(matches))}
-	for i, m := range matches {
-		v, err := normalize(fromGrype(m), fmt.Sprintf("matches[%d]", i))
-		if err != nil {
-			return Scan{}, err
+func parseGrype(matches jsonarray.Span) (Scan, error) {
+	scan := Scan{Format: FormatGrype}
+	budget := maxRawFindings
+	err := eachElement(matches, "matches", "findings", maxRawFindings, &budget, func(element []byte) error {
+		var m grypeMatch
+		if err := json.Unmarshal(element, &m); err != nil {
+			return invalidJSON(err)
 		}
+		v, err := normalize(fromGrype(m), fmt.Sprintf("matches[%d]", len(scan.Vulnerabilities)))
 		scan.Vulnerabilities = append(scan.Vulnerabilities, v)
+		return err
+	})
+	if err != nil {
+		return Scan{}, err
 	}
 	return scan, nil
 }

@@ -3,8 +3,10 @@ package container
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/jsonarray"
 )
 
 // Report formats ParseScan recognizes.
@@ -44,8 +46,39 @@ type Vulnerability struct {
 // here: Trivy writes "Results", Grype "matches".
 type scanReport struct {
 	SchemaVersion json.RawMessage `json:"SchemaVersion"`
-	Results       []trivyResult   `json:"Results"`
-	Matches       []grypeMatch    `json:"matches"`
+	Results       jsonarray.Span  `json:"Results"` // read element by element: see eachElement
+	Matches       jsonarray.Span  `json:"matches"` // read element by element: see eachElement
+}
+
+// maxRawFindings bounds the findings a report may list before de-duplication (a scanner lists
+// one CVE once per target that has it), and maxResults its Trivy results; a report past them
+// is refused while it is read, so a body of millions of empty entries costs almost nothing.
+const (
+	maxRawFindings = 4 * MaxVulnerabilitiesPerImage
+	maxResults     = 1000
+)
+
+// eachElement reads the JSON array raw element by element, calling fn with each element's
+// bytes, and refuses the report once more than limit elements have been read; *budget counts
+// down from limit and may be shared by several arrays of one report.
+func eachElement(raw jsonarray.Span, field, what string, limit int, budget *int, fn func(element []byte) error) error {
+	if !raw.Present() {
+		return nil
+	}
+	err := jsonarray.Each(raw, func(element []byte) error {
+		if *budget == 0 {
+			return appliance.Invalid(scanField, "max_items", "report lists more than %d %s", limit, what)
+		}
+		*budget--
+		return fn(element)
+	})
+	if errors.Is(err, jsonarray.ErrNotArray) {
+		return invalidFormat("%s must be an array", field)
+	}
+	if err != nil {
+		return invalidJSON(err)
+	}
+	return nil
 }
 
 // ParseScan detects whether raw is a Trivy (SchemaVersion 2) or a Grype JSON report and
@@ -61,11 +94,11 @@ func ParseScan(raw []byte) (Scan, error) {
 		err  error
 	)
 	switch {
-	case report.Results != nil && report.Matches != nil:
+	case report.Results.Present() && report.Matches.Present():
 		return Scan{}, invalidFormat("report has both Trivy Results and Grype matches")
-	case report.Results != nil || present(report.SchemaVersion):
+	case report.Results.Present() || present(report.SchemaVersion):
 		scan, err = parseTrivy(report)
-	case report.Matches != nil:
+	case report.Matches.Present():
 		scan, err = parseGrype(report.Matches)
 	default:
 		return Scan{}, invalidFormat("neither a Trivy report (SchemaVersion, Results) nor a Grype report (matches)")

@@ -3,14 +3,16 @@ package container
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance/jsonarray"
 )
 
 // The few fields of Trivy's JSON report (SchemaVersion 2) that vulnkeeper reads; Trivy's own
 // Go types are deliberately not imported (see DESIGN.md).
 type trivyResult struct {
-	Target          string               `json:"Target"`
-	Type            string               `json:"Type"`
-	Vulnerabilities []trivyVulnerability `json:"Vulnerabilities"`
+	Target          string         `json:"Target"`
+	Type            string         `json:"Type"`
+	Vulnerabilities jsonarray.Span `json:"Vulnerabilities"` // read element by element
 }
 
 type trivyVulnerability struct {
@@ -49,20 +51,33 @@ func checkTrivySchema(raw json.RawMessage) error {
 	return nil
 }
 
-func trivyVulnerabilities(results []trivyResult) ([]Vulnerability, error) {
-	total := 0
-	for _, r := range results {
-		total += len(r.Vulnerabilities)
-	}
-	out := make([]Vulnerability, 0, total)
-	for i, r := range results {
-		for j, tv := range r.Vulnerabilities {
-			v, err := normalize(fromTrivy(r, tv), fmt.Sprintf("Results[%d].Vulnerabilities[%d]", i, j))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
+// trivyVulnerabilities streams the results and their vulnerabilities under the report's
+// bounds (maxResults, maxRawFindings).
+func trivyVulnerabilities(results jsonarray.Span) ([]Vulnerability, error) {
+	var out []Vulnerability
+	resultBudget, findingBudget := maxResults, maxRawFindings
+	i := 0
+	err := eachElement(results, "Results", "results", maxResults, &resultBudget, func(element []byte) error {
+		var r trivyResult
+		if err := json.Unmarshal(element, &r); err != nil {
+			return invalidJSON(err)
 		}
+		field := fmt.Sprintf("Results[%d].Vulnerabilities", i)
+		i++
+		j := 0
+		return eachElement(r.Vulnerabilities, field, "findings", maxRawFindings, &findingBudget, func(element []byte) error {
+			var tv trivyVulnerability
+			if err := json.Unmarshal(element, &tv); err != nil {
+				return invalidJSON(err)
+			}
+			v, err := normalize(fromTrivy(r, tv), fmt.Sprintf("%s[%d]", field, j))
+			j++
+			out = append(out, v)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

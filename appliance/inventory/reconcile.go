@@ -91,7 +91,7 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 
 func (s *Service) noProducts(ctx context.Context, orgID int64, rep Report) (Result, error) {
 	res := Result{Hostname: rep.Hostname, Warnings: []string{warnNoProducts}}
-	a, err := ownedAsset(ctx, s.store, orgID, rep.Hostname)
+	a, err := appliance.OwnedAsset(ctx, s.store, orgID, rep.Hostname)
 	switch {
 	case err == nil:
 		res.AssetID = a.ID
@@ -106,7 +106,7 @@ func normalizeReport(rep *Report) error {
 	if rep.Delta {
 		return appliance.Invalid("delta", "unsupported", "delta inventories are not supported: send the full inventory in \"products\"")
 	}
-	rep.Hostname = strings.TrimSpace(rep.Hostname)
+	rep.Hostname = appliance.NormalizeHostname(rep.Hostname)
 	fields := []struct {
 		name string
 		v    *string
@@ -283,7 +283,7 @@ func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, r
 
 func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64, rep Report, fp string) (appliance.Asset, error) {
 	now := s.now().UTC()
-	a, err := ownedAsset(ctx, tx, orgID, rep.Hostname)
+	a, err := appliance.OwnedAsset(ctx, tx, orgID, rep.Hostname)
 	if err != nil && !errors.Is(err, appliance.ErrNotFound) {
 		return appliance.Asset{}, err
 	}
@@ -375,7 +375,7 @@ func (s *Service) fingerprint(rep Report) string {
 // resubmitted handles an inventory identical to the host's last one: only the host's own
 // fields and times are written. done is false when a full reconciliation is needed.
 func (s *Service) resubmitted(ctx context.Context, orgID int64, rep Report, fp string) (Result, bool, error) {
-	a, err := ownedAsset(ctx, s.store, orgID, rep.Hostname)
+	a, err := appliance.OwnedAsset(ctx, s.store, orgID, rep.Hostname)
 	if errors.Is(err, appliance.ErrNotFound) || (err == nil && a.InventoryHash != fp) {
 		return Result{}, false, nil
 	}
@@ -384,7 +384,7 @@ func (s *Service) resubmitted(ctx context.Context, orgID int64, rep Report, fp s
 	}
 	done := false
 	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
-		cur, err := ownedAsset(ctx, tx, orgID, rep.Hostname)
+		cur, err := appliance.OwnedAsset(ctx, tx, orgID, rep.Hostname)
 		if err != nil || cur.InventoryHash != fp { // changed meanwhile: reconcile in full
 			return err
 		}

@@ -196,7 +196,7 @@ func (s *Service) AgentConfig() appliance.AgentConfig { return s.agent }
 
 // Heartbeat records that an agent is alive; an unknown host is created.
 func (s *Service) Heartbeat(ctx context.Context, orgID int64, hostname, agentVersion, ip string) (int64, error) {
-	hostname = strings.TrimSpace(hostname)
+	hostname = appliance.NormalizeHostname(hostname)
 	if err := checkLen("hostname", hostname, 1, maxHostname); err != nil {
 		return 0, err
 	}
@@ -206,7 +206,7 @@ func (s *Service) Heartbeat(ctx context.Context, orgID int64, hostname, agentVer
 	var id int64
 	now := s.now().UTC()
 	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
-		a, err := ownedAsset(ctx, tx, orgID, hostname)
+		a, err := appliance.OwnedAsset(ctx, tx, orgID, hostname)
 		if errors.Is(err, appliance.ErrNotFound) {
 			a = appliance.Asset{OrganizationID: orgID, Hostname: hostname, IPAddress: ip, AgentVersion: agentVersion, CreatedAt: now, LastSeenAt: now}
 			id, err = tx.CreateAsset(ctx, a)
@@ -223,18 +223,6 @@ func (s *Service) Heartbeat(ctx context.Context, orgID int64, hostname, agentVer
 		return tx.UpdateAsset(ctx, a)
 	})
 	return id, err
-}
-
-// ownedAsset finds hostname; another organization's host is a conflict.
-func ownedAsset(ctx context.Context, r appliance.Reader, orgID int64, hostname string) (appliance.Asset, error) {
-	a, err := r.AssetByHostname(ctx, hostname)
-	if err != nil {
-		return appliance.Asset{}, err
-	}
-	if a.OrganizationID != orgID {
-		return appliance.Asset{}, appliance.Conflict("hostname %q belongs to another organization", hostname)
-	}
-	return a, nil
 }
 
 func checkLen(field, v string, min, max int) error {

@@ -60,7 +60,7 @@ type parsedImage struct {
 // stores all of them in one transaction: each record's findings are replaced and its
 // last_scanned set. The same image on another host is another record.
 func (c *Containers) Submit(ctx context.Context, orgID int64, hostname string, images []ImageScan) (SubmitResult, error) {
-	hostname = strings.TrimSpace(hostname)
+	hostname = appliance.NormalizeHostname(hostname)
 	if hostname == "" || len(hostname) > maxHostname {
 		return SubmitResult{}, appliance.Invalid("hostname", "required", "hostname must have 1 to %d characters", maxHostname)
 	}
@@ -74,6 +74,9 @@ func (c *Containers) Submit(ctx context.Context, orgID int64, hostname string, i
 	}
 	res := SubmitResult{Hostname: hostname, Images: len(parsed)}
 	err = c.store.InTx(ctx, func(tx appliance.Tx) error {
+		if _, err := appliance.OwnedAsset(ctx, tx, orgID, hostname); err != nil && !errors.Is(err, appliance.ErrNotFound) {
+			return err
+		}
 		for _, p := range parsed {
 			id, err := tx.SaveContainerImage(ctx, p.record)
 			if err != nil {
