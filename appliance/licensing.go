@@ -76,6 +76,8 @@ type LicenseReader interface {
 	ActivationCodeByHash(ctx context.Context, hash string) (ActivationCode, error)
 	LicenseByCredential(ctx context.Context, hash string) (License, error)
 	LicenseByID(ctx context.Context, id string) (License, error)
+	// LicenseByInstallation finds the licence bound to an installation ID (ErrNotFound: none).
+	LicenseByInstallation(ctx context.Context, installationID string) (License, error)
 	// PullMappings streams the published mappings (catalogue rows as source nvd included)
 	// the query selects, and returns how many match it in all.
 	PullMappings(ctx context.Context, q PullQuery, fn func(KBMapping) error) (int, error)
@@ -92,8 +94,10 @@ type LicenseWriter interface {
 	CreateLicense(ctx context.Context, l License) error
 	// UpsertKBMapping inserts or updates the row of (source, tuple key) and returns its id.
 	UpsertKBMapping(ctx context.Context, m KBMapping) (int64, error)
-	// AddContribution records an installation's confirmation once; it reports whether it was new.
-	AddContribution(ctx context.Context, mappingID int64, installationID string, confidence float64, at time.Time) (bool, error)
+	// AddContribution records an installation's confirmation once, with its voice (see
+	// licensing.Voice); it reports whether it was new and how many distinct voices the mapping
+	// now has.
+	AddContribution(ctx context.Context, mappingID int64, installationID, voice string, confidence float64, at time.Time) (bool, int, error)
 	DeleteKBMapping(ctx context.Context, id int64) error
 	SetSetting(ctx context.Context, key, value string) error
 	MarkOverridesPushed(ctx context.Context, overrides []Override, at time.Time) error

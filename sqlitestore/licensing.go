@@ -138,14 +138,28 @@ func (q *queries) UpsertKBMapping(ctx context.Context, m appliance.KBMapping) (i
 	return id, translate(err)
 }
 
-func (q *queries) AddContribution(ctx context.Context, mappingID int64, installationID string, confidence float64, at time.Time) (bool, error) {
-	res, err := q.exec(ctx, `INSERT INTO kb_contributions (mapping_id, installation_id, confidence, created_at)
-		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`, mappingID, installationID, confidence, fmtTime(at))
+func (q *queries) AddContribution(ctx context.Context, mappingID int64, installationID, voice string, confidence float64, at time.Time) (bool, int, error) {
+	res, err := q.exec(ctx, `INSERT INTO kb_contributions (mapping_id, installation_id, voice, confidence, created_at)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, mappingID, installationID, voice, confidence, fmtTime(at))
 	if err != nil {
-		return false, translate(err)
+		return false, 0, translate(err)
 	}
 	n, err := res.RowsAffected()
-	return n == 1, err
+	if err != nil {
+		return false, 0, err
+	}
+	var voices int
+	err = q.queryRow(ctx, `SELECT count(DISTINCT voice) FROM kb_contributions WHERE mapping_id = ?`, mappingID).Scan(&voices)
+	return n == 1, voices, translate(err)
+}
+
+func (q *queries) LicenseByInstallation(ctx context.Context, installationID string) (appliance.License, error) {
+	var id string
+	err := q.queryRow(ctx, `SELECT id FROM licenses WHERE installation_id = ? LIMIT 1`, installationID).Scan(&id)
+	if err != nil {
+		return appliance.License{}, translate(err)
+	}
+	return q.LicenseByID(ctx, id)
 }
 
 func (q *queries) DeleteKBMapping(ctx context.Context, id int64) error {

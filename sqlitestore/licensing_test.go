@@ -171,21 +171,24 @@ func TestContributionsCountOncePerInstallation(t *testing.T) {
 	at := time.Now()
 	var id int64
 	var fresh []bool
+	var voices []int
 	err := inTx(st, func(ctx context.Context, tx appliance.Tx) error {
 		var err error
 		id, err = tx.UpsertKBMapping(ctx, appliance.KBMapping{Source: "community", VendorPattern: "v", ProductPattern: "p",
 			CPEVendor: "v", CPEProduct: "p", TupleKey: "v|p", Confidence: 0.5, CreatedAt: at, UpdatedAt: at})
-		for _, inst := range []string{"a", "b", "a"} {
-			ok, err := tx.AddContribution(ctx, id, inst, 0.5, at)
+		for _, inst := range []string{"a", "b", "a", "c"} {
+			// a and b are one customer's installations; c another customer's.
+			voice := map[string]string{"a": "customer:x", "b": "customer:x", "c": "customer:y"}[inst]
+			ok, n, err := tx.AddContribution(ctx, id, inst, voice, 0.5, at)
 			if err != nil {
 				return err
 			}
-			fresh = append(fresh, ok)
+			fresh, voices = append(fresh, ok), append(voices, n)
 		}
 		return err
 	})
-	if err != nil || fmt.Sprint(fresh) != "[true true false]" {
-		t.Errorf("contributions new = %v (%v), want [true true false]", fresh, err)
+	if err != nil || fmt.Sprint(fresh) != "[true true false true]" || fmt.Sprint(voices) != "[1 1 1 2]" {
+		t.Errorf("contributions new = %v, voices %v (%v), want [true true false true] and [1 1 1 2]", fresh, voices, err)
 	}
 	again, err := inTxID(st, appliance.KBMapping{Source: "community", VendorPattern: "v", ProductPattern: "p",
 		CPEVendor: "v", CPEProduct: "p", TupleKey: "v|p", Confidence: 0.7, ContributionCount: 2, CreatedAt: at, UpdatedAt: at})

@@ -60,11 +60,20 @@ func (s *Server) pullLimits(h http.Handler) http.Handler {
 	first := s.limited(s.lim.kbPull, byInstallation, h)
 	more := s.limited(s.lim.kbPage, byInstallation, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if off := r.URL.Query().Get("offset"); off == "" || off == "0" {
-			first.ServeHTTP(w, r)
-			return
+		// The quota is chosen on the offset as the handler will read it ("00" and "-0" are 0),
+		// and a malformed or negative one is refused before it spends either quota.
+		off, err := queryInt(r, "offset")
+		if err == nil && off < 0 {
+			err = appliance.Invalid("offset", "min", "offset must not be negative")
 		}
-		more.ServeHTTP(w, r)
+		switch {
+		case err != nil:
+			s.writeError(w, r, err)
+		case off == 0:
+			first.ServeHTTP(w, r)
+		default:
+			more.ServeHTTP(w, r)
+		}
 	})
 }
 

@@ -28,6 +28,7 @@ const (
 	keyLicense        = "license"
 	keyServerURL      = "license.server_url"
 	keyPublicKey      = "license.public_key"
+	keySnapshotSerial = "kb.snapshot_serial" // newest snapshot imported with kb import
 	keySince          = "kb.since"
 )
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,8 +82,18 @@ func (c *Client) Apply(ctx context.Context, ms []Mapping) error {
 	if len(ms) == 0 {
 		return nil
 	}
+	return c.apply(ctx, ms, nil)
+}
+
+// apply writes ms and then runs also (when given) in the same transaction.
+func (c *Client) apply(ctx context.Context, ms []Mapping, also func(appliance.Tx) error) error {
 	now := c.now().UTC()
 	return c.store.InTx(ctx, func(tx appliance.Tx) error {
+		if also != nil {
+			if err := also(tx); err != nil {
+				return err
+			}
+		}
 		var newest time.Time
 		kb, cat := false, false
 		for _, m := range ms {
@@ -100,6 +111,9 @@ func (c *Client) Apply(ctx context.Context, ms []Mapping) error {
 		}
 		if err := bump(ctx, tx, cat, appliance.GenerationCatalog); err != nil {
 			return err
+		}
+		if len(ms) == 0 {
+			return nil
 		}
 		return tx.SetSetting(ctx, keySince, newest.UTC().Format(time.RFC3339Nano))
 	})
@@ -187,12 +201,33 @@ func (c *Client) ImportSnapshot(ctx context.Context, r io.Reader, publicKey stri
 	if err != nil {
 		return 0, err
 	}
+	held, err := c.heldSnapshotSerial(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if snap.Serial < held {
+		return 0, appliance.Conflict("snapshot %d is older than snapshot %d, which this installation already imported", snap.Serial, held)
+	}
 	ms := make([]Mapping, len(snap.Mappings))
 	for i, m := range snap.Mappings {
 		ms[i] = Mapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct,
 			Source: m.Source, Confidence: m.Confidence, Retracted: m.Retracted, UpdatedAt: m.UpdatedAt, Part: m.Part}
 	}
-	return len(ms), c.Apply(ctx, ms)
+	return len(ms), c.apply(ctx, ms, func(tx appliance.Tx) error {
+		return tx.SetSetting(ctx, keySnapshotSerial, strconv.FormatUint(snap.Serial, 10))
+	})
+}
+
+// heldSnapshotSerial is the serial of the newest snapshot imported here (0: none).
+func (c *Client) heldSnapshotSerial(ctx context.Context) (uint64, error) {
+	v, err := c.store.Setting(ctx, keySnapshotSerial)
+	if errors.Is(err, appliance.ErrNotFound) || err == nil && v == "" {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(v, 10, 64)
 }
 
 func (c *Client) fail(err error) error {

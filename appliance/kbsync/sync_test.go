@@ -246,3 +246,47 @@ func TestImportSnapshot(t *testing.T) {
 		t.Errorf("import: %d, %v; store:\n%.500s", got, err, after)
 	}
 }
+
+// TestOlderSnapshotIsRefused: replaying an older, genuinely signed snapshot after a newer one
+// changes nothing, so a retraction cannot be undone with an old file (issue 8 §4).
+func TestOlderSnapshotIsRefused(t *testing.T) {
+	w := newWorld(t, 400)
+	ctx := context.Background()
+	log4j := mapping("Apache Software Foundation", "Apache Log4j", "apache", "log4j")
+	w.seedServer(t, 10, log4j)
+	var old, newer bytes.Buffer
+	if _, err := w.lic.Export(ctx, &old); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	if err := w.lic.Withdraw(ctx, "curated", log4j); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.lic.Export(ctx, &newer); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.client.ImportSnapshot(ctx, bytes.NewReader(newer.Bytes()), w.publicKey()); err != nil {
+		t.Fatalf("import the newer snapshot: %v", err)
+	}
+	before := contents(t, w.install)
+	if strings.Contains(before, "log4j") {
+		t.Fatalf("the retracted mapping is there after the newer snapshot:\n%s", before)
+	}
+	_, err := w.client.ImportSnapshot(ctx, bytes.NewReader(old.Bytes()), w.publicKey())
+	if !errors.Is(err, appliance.ErrConflict) {
+		t.Fatalf("replaying the older snapshot: %v, want a conflict", err)
+	}
+	if after := contents(t, w.install); after != before {
+		t.Errorf("the refused snapshot changed the installation:\n%s", after)
+	}
+	// The same snapshot again is harmless (idempotent), and serials grow per export.
+	if _, err := w.client.ImportSnapshot(ctx, bytes.NewReader(newer.Bytes()), w.publicKey()); err != nil {
+		t.Errorf("re-importing the held snapshot: %v", err)
+	}
+	pub := w.lic.PublicKey()
+	o, _ := license.ReadSnapshot(bytes.NewReader(old.Bytes()), pub)
+	n, _ := license.ReadSnapshot(bytes.NewReader(newer.Bytes()), pub)
+	if o.Serial != 1 || n.Serial != 2 {
+		t.Errorf("serials %d and %d, want 1 and 2", o.Serial, n.Serial)
+	}
+}

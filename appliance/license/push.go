@@ -12,7 +12,7 @@ import (
 
 // KB publication rules.
 const (
-	// PublishThreshold is how many independent installations must push the same tuple before a
+	// PublishThreshold is how many independent voices (customers, see licensing.Voice) must push the same tuple before a
 	// community mapping is published.
 	PublishThreshold = 3
 	// CommunityConfidenceCap bounds the confidence of every community mapping.

@@ -18,7 +18,7 @@ import (
 // The signature is Ed25519ctx (context "vulnkeeper/kb-snapshot/v1") over the gzip bytes exactly,
 // so a reader verifies before decompressing anything. The JSON is
 //
-//	{"format":"vulnkeeper-kb-snapshot","version":1,"created_at":"…","count":N,
+//	{"format":"vulnkeeper-kb-snapshot","version":1,"created_at":"…","serial":S,"count":N,
 //	 "mappings":[{"vendor_pattern":…,"product_pattern":…,"cpe_vendor":…,"cpe_product":…,
 //	              "source":…,"confidence":…,"updated_at":…,"retracted":true?,"part":"o"?}, …]}
 //
@@ -34,7 +34,11 @@ const (
 // Snapshot is the published KB at one moment, for sites that cannot pull.
 type Snapshot struct {
 	CreatedAt time.Time
-	Mappings  []SnapshotMapping
+	// Serial grows with every snapshot a licence server signs; an installation refuses one
+	// older than the snapshot it holds, so replaying an old file cannot bring back retracted
+	// mappings. Snapshots from before serials read as 0.
+	Serial   uint64
+	Mappings []SnapshotMapping
 }
 
 // SnapshotMapping is one KB mapping as published; Retracted ones tell importers to drop it.

@@ -29,6 +29,7 @@ type snapshotPreamble struct {
 	Format    string    `json:"format"`
 	Version   int       `json:"version"`
 	CreatedAt time.Time `json:"created_at"`
+	Serial    uint64    `json:"serial"`
 	Count     int       `json:"count"`
 }
 
@@ -47,7 +48,7 @@ func encodeSnapshot(w io.Writer, snap Snapshot) error {
 }
 
 func encodeSnapshotJSON(w io.Writer, snap Snapshot) error {
-	preamble, err := json.Marshal(snapshotPreamble{snapshotFormat, snapshotVersion, snap.CreatedAt.UTC(), len(snap.Mappings)})
+	preamble, err := json.Marshal(snapshotPreamble{snapshotFormat, snapshotVersion, snap.CreatedAt.UTC(), snap.Serial, len(snap.Mappings)})
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
 	}
@@ -121,7 +122,7 @@ func decodeSnapshotObject(dec *json.Decoder) (Snapshot, error) {
 	if err := checkPreamble(pre, snap); err != nil {
 		return Snapshot{}, err
 	}
-	snap.CreatedAt = pre.CreatedAt
+	snap.CreatedAt, snap.Serial = pre.CreatedAt, pre.Serial
 	return snap, nil
 }
 
@@ -135,6 +136,8 @@ func decodeSnapshotField(dec *json.Decoder, key json.Token, pre *snapshotPreambl
 		target = &pre.Version
 	case "created_at":
 		target = &pre.CreatedAt
+	case "serial":
+		target = &pre.Serial
 	case "count":
 		target = &pre.Count
 	case "mappings":

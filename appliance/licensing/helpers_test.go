@@ -53,10 +53,16 @@ func newFixture(t testing.TB, opts Options) *fixture {
 }
 
 // activate issues a code of edition valid for term and activates it for installation.
+// Each installation is its own customer's; activateFor names the customer.
 func (f *fixture) activate(t testing.TB, edition string, term time.Duration, installation string) Activation {
 	t.Helper()
+	return f.activateFor(t, "Customer of "+installation, edition, term, installation)
+}
+
+func (f *fixture) activateFor(t testing.TB, customer, edition string, term time.Duration, installation string) Activation {
+	t.Helper()
 	ctx := context.Background()
-	code, err := f.srv.CreateCode(ctx, edition, term, "Example Customer")
+	code, err := f.srv.CreateCode(ctx, edition, term, customer)
 	if err != nil {
 		t.Fatalf("create code: %v", err)
 	}

@@ -3,7 +3,9 @@ package licensing
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +14,8 @@ import (
 )
 
 // Push records an installation's confirmed mappings. Each installation counts once per
-// tuple; a community mapping is published once PublishThreshold installations agree.
+// tuple; a community mapping is published once installations of PublishThreshold different
+// customers agree (see Voice).
 func (s *Server) Push(ctx context.Context, who Licensee, bodyInstallation, editionHeader string, ms []license.Mapping) (int, error) {
 	if who.Expired {
 		return 0, ErrExpired
@@ -36,7 +39,7 @@ func (s *Server) Push(ctx context.Context, who Licensee, bodyInstallation, editi
 				continue
 			}
 			seen[key] = true
-			if err := s.contribute(ctx, tx, m, key, who.License.InstallationID, now); err != nil {
+			if err := s.contribute(ctx, tx, m, key, who.License, now); err != nil {
 				return err
 			}
 		}
@@ -45,7 +48,17 @@ func (s *Server) Push(ctx context.Context, who Licensee, bodyInstallation, editi
 	return len(ms), err
 }
 
-func (s *Server) contribute(ctx context.Context, tx appliance.Tx, m license.Mapping, key, installation string, now time.Time) error {
+// Voice is who a contribution speaks for: the licence's customer, so one customer's several
+// installations (or activation codes) count once towards publication; a licence that names no
+// customer speaks for its installation alone.
+func Voice(l appliance.License) string {
+	if c := strings.ToLower(strings.TrimSpace(l.Customer)); c != "" {
+		return "customer:" + c
+	}
+	return "installation:" + l.InstallationID
+}
+
+func (s *Server) contribute(ctx context.Context, tx appliance.Tx, m license.Mapping, key string, who appliance.License, now time.Time) error {
 	row, err := tx.KBMappingByTuple(ctx, appliance.SourceCommunity, key)
 	if errors.Is(err, appliance.ErrNotFound) {
 		row = appliance.KBMapping{Source: appliance.SourceCommunity, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
@@ -60,14 +73,14 @@ func (s *Server) contribute(ctx context.Context, tx appliance.Tx, m license.Mapp
 			return err
 		}
 	}
-	fresh, err := tx.AddContribution(ctx, row.ID, installation, conf, now)
+	fresh, voices, err := tx.AddContribution(ctx, row.ID, who.InstallationID, Voice(who), conf, now)
 	if err != nil || !fresh {
 		return err
 	}
 	// The community confidence is the mean of the contributions, never above the cap.
 	row.Confidence = min((row.Confidence*float64(row.ContributionCount)+conf)/float64(row.ContributionCount+1), license.CommunityConfidenceCap)
 	row.ContributionCount++
-	row.Published = row.ContributionCount >= license.PublishThreshold && !row.Retracted
+	row.Published = voices >= license.PublishThreshold && !row.Retracted
 	row.UpdatedAt = now
 	_, err = tx.UpsertKBMapping(ctx, row)
 	return err
@@ -138,11 +151,27 @@ func (s *Server) Sources(ctx context.Context) ([]appliance.SourceStats, error) {
 	return s.store.KBSourceStats(ctx)
 }
 
-// Export writes a signed snapshot of everything a pull without since would return.
+// snapshotSerialKey holds the serial of the last snapshot this server signed.
+const snapshotSerialKey = "kb.snapshot_serial"
+
+// Export writes a signed snapshot of everything a pull without since would return, with the
+// next serial (taken in its own transaction, so two exports never share one).
 func (s *Server) Export(ctx context.Context, w io.Writer) (int, error) {
 	snap := license.Snapshot{CreatedAt: s.now().UTC()}
+	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
+		last, err := tx.Setting(ctx, snapshotSerialKey)
+		if err != nil && !errors.Is(err, appliance.ErrNotFound) {
+			return err
+		}
+		prev, _ := strconv.ParseUint(last, 10, 64)
+		snap.Serial = prev + 1
+		return tx.SetSetting(ctx, snapshotSerialKey, strconv.FormatUint(snap.Serial, 10))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("take a snapshot serial: %w", err)
+	}
 	q := appliance.PullQuery{Limit: -1}
-	_, err := s.store.PullMappings(ctx, q, func(m appliance.KBMapping) error {
+	_, err = s.store.PullMappings(ctx, q, func(m appliance.KBMapping) error {
 		snap.Mappings = append(snap.Mappings, license.SnapshotMapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
 			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.Confidence, UpdatedAt: m.UpdatedAt,
 			Retracted: m.Retracted, Part: m.Part})

@@ -137,6 +137,14 @@ func (s *Server) bind(ctx context.Context, tx appliance.Tx, c appliance.Activati
 		}
 		return s.sign(l)
 	}
+	// An installation ID names one installation: a second licence for it would let two
+	// customers share (or hijack) one identity on the KB.
+	switch _, err := tx.LicenseByInstallation(ctx, installationID); {
+	case err == nil:
+		return Activation{}, appliance.Conflict("installation ID %q is already bound to another licence", installationID)
+	case !errors.Is(err, appliance.ErrNotFound):
+		return Activation{}, err
+	}
 	id := make([]byte, 16)
 	if _, err := rand.Read(id); err != nil {
 		return Activation{}, err

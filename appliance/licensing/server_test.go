@@ -311,3 +311,65 @@ func TestOperatorAndReleaseSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestOneCustomerIsOneVoice: three installations of one customer (three activation codes)
+// do not publish a community mapping; a second and third customer do (issue 8 §4).
+func TestOneCustomerIsOneVoice(t *testing.T) {
+	f := newFixture(t, DefaultOptions())
+	ctx := context.Background()
+	evil := mapping("OpenSSL Project", "OpenSSL", "evilcorp", "notopenssl", nil)
+	var first Licensee
+	for i := range 3 {
+		id := fmt.Sprintf("mallory-%d", i)
+		act := f.activateFor(t, "Mallory Ltd", "professional", time.Hour, id)
+		who, err := f.srv.Authenticate(ctx, license.Credential(act.License), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = who
+		}
+		f.push(t, who, evil)
+	}
+	row, err := f.store.KBMappingByTuple(ctx, appliance.SourceCommunity, license.TupleKey(evil))
+	if err != nil || row.ContributionCount != 3 || row.Published {
+		t.Fatalf("one customer's three installations: %+v (%v), want 3 contributions, not published", row, err)
+	}
+	if got := f.pulled(t, first, appliance.SourceCommunity); len(got) != 0 {
+		t.Fatalf("pulled %d community mappings, want none", len(got))
+	}
+	// Case and blanks of the customer name do not make another voice.
+	act := f.activateFor(t, "  MALLORY LTD ", "professional", time.Hour, "mallory-x")
+	who, _ := f.srv.Authenticate(ctx, license.Credential(act.License), "mallory-x")
+	f.push(t, who, evil)
+	row, _ = f.store.KBMappingByTuple(ctx, appliance.SourceCommunity, license.TupleKey(evil))
+	if row.Published {
+		t.Fatalf("four installations of one customer published it: %+v", row)
+	}
+	for _, inst := range []string{"alice", "bob"} { // two more customers
+		f.push(t, f.licensee(t, "professional", inst), evil)
+	}
+	row, _ = f.store.KBMappingByTuple(ctx, appliance.SourceCommunity, license.TupleKey(evil))
+	if !row.Published {
+		t.Errorf("three customers agree, yet not published: %+v", row)
+	}
+}
+
+// TestInstallationIDBelongsToOneLicence: activating another code with an installation ID that
+// a licence already holds is a conflict, and no second licence is made.
+func TestInstallationIDBelongsToOneLicence(t *testing.T) {
+	f := newFixture(t, DefaultOptions())
+	ctx := context.Background()
+	f.activate(t, "professional", time.Hour, "inst-1")
+	code, err := f.srv.CreateCode(ctx, "standard", time.Hour, "Someone Else")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.srv.Activate(ctx, code, "inst-1"); !errors.Is(err, appliance.ErrConflict) {
+		t.Fatalf("second licence for inst-1: %v, want a conflict", err)
+	}
+	// The refused code is still unused: it activates another installation.
+	if _, err := f.srv.Activate(ctx, code, "inst-2"); err != nil {
+		t.Errorf("the refused code on a new installation: %v", err)
+	}
+}

@@ -150,14 +150,16 @@ func (r *Resolver) Resolve(ctx context.Context, org OverrideSource, vendor, prod
 	return res, nil
 }
 
-// resolveShared runs the organization-independent steps: KB, exact, fuzzy.
+// resolveShared runs the organization-independent steps: exact, KB, fuzzy. The KB only fills
+// gaps: a mapping pushed by others never replaces the catalogue's exact identity of a reported
+// pair (a poisoned "OpenSSL Project/OpenSSL → evilcorp:notopenssl" would hide OpenSSL's CVEs).
 func (r *Resolver) resolveShared(ctx context.Context, cat *Catalog, key Key, fullVendor string) (Result, error) {
-	if res, ok, err := r.fromKB(ctx, cat, key); err != nil || ok {
-		return res, err
-	}
 	q := newQuery(cat, key, fullVendor)
 	if res, ok := q.exact(); ok {
 		return res, nil
+	}
+	if res, ok, err := r.fromKB(ctx, cat, key); err != nil || ok {
+		return res, err
 	}
 	return r.fuzzy(ctx, q)
 }
