@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -83,11 +85,28 @@ func (c *cli) settings(cmd *cobra.Command) (Config, error) {
 
 func dbPath(cfg Config) string { return filepath.Join(cfg.Storage.DataDir, "vulnkeeper.db") }
 
-// withStore opens the database of the configured data directory for one command.
+// errNoInstallation says a command that works on an installation found no database.
+var errNoInstallation = errors.New("no vulnkeeper database")
+
+// withStore opens the database of an existing installation for one command; a data directory
+// without one is refused (a typo in --data-dir must not create, and then back up or import
+// into, a new empty installation). Only serve, quickstart and org create make a database.
 func (c *cli) withStore(cmd *cobra.Command, fn func(Config, *sqlitestore.Store) error) error {
+	return c.openStore(cmd, false, fn)
+}
+
+// withNewStore is withStore for the commands that may create the installation.
+func (c *cli) withNewStore(cmd *cobra.Command, fn func(Config, *sqlitestore.Store) error) error {
+	return c.openStore(cmd, true, fn)
+}
+
+func (c *cli) openStore(cmd *cobra.Command, create bool, fn func(Config, *sqlitestore.Store) error) error {
 	cfg, err := c.settings(cmd)
 	if err != nil {
 		return err
+	}
+	if _, err := os.Stat(dbPath(cfg)); !create && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w in %s: create the installation first (vulnkeeper serve, quickstart or org create), or pass the right --data-dir", errNoInstallation, cfg.Storage.DataDir)
 	}
 	st, err := sqlitestore.Open(cmd.Context(), dbPath(cfg), cfg.storeOptions(), newLogger(cfg.Log))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
 func (c *cli) orgCommand() *cobra.Command {
@@ -18,8 +19,8 @@ func (c *cli) orgCommand() *cobra.Command {
 		Short: "Create an organization",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.withAccounts(cmd, func(a *appliance.Accounts) error {
-				o, err := a.CreateOrganization(cmd.Context(), args[0])
+			return c.withNewStore(cmd, func(cfg Config, st *sqlitestore.Store) error {
+				o, err := appliance.NewAccounts(st, cfg.Auth).CreateOrganization(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}

@@ -21,7 +21,7 @@ const advisoryData = "../shared/data/advisories"
 // content: an OSV directory, an OSV all.zip, one OSV record, the Debian tracker JSON, the
 // DSA list, Alpine secdb YAML and Wolfi secdb JSON; importing them again changes nothing.
 func TestCLIAdvisoryImports(t *testing.T) {
-	dir := t.TempDir()
+	dir := newInstallation(t)
 	osvDir := filepath.Join(advisoryData, "ubuntu-osv")
 	zipFile := osvZip(t, filepath.Join(advisoryData, "redhat/almalinux-osv/almalinux9"))
 	one := filepath.Join(advisoryData, "alpine-secdb/format-samples/alpine-osv/CVE-2023-46850.json")

@@ -42,7 +42,7 @@ func wantErrorMentioning(parts ...string) func(t *testing.T, r cliResult) {
 }
 
 func TestCLIImports(t *testing.T) {
-	dir := t.TempDir()
+	dir := newInstallation(t)
 	catalog := filepath.Join(importFixtures, "catalog-mini.tsv")
 	nvdMini := filepath.Join(importFixtures, "nvd-mini.json")
 	kevMini := filepath.Join(importFixtures, "kev-mini.json")

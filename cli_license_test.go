@@ -87,7 +87,7 @@ func runSteps(t *testing.T, dir string, steps []cliStep) {
 }
 
 func TestCLILicenceServerAndSnapshot(t *testing.T) {
-	server, install := t.TempDir(), t.TempDir()
+	server, install := t.TempDir(), newInstallation(t)
 	snapshot := filepath.Join(t.TempDir(), "kb.snap")
 	var publicKey string
 	curated := []string{"--vendor-pattern", "Apache Software Foundation", "--product-pattern", "Apache Log4j", "--cpe-vendor", "apache", "--cpe-product", "log4j"}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -39,7 +40,7 @@ func (c *cli) serveCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return serve(cmd.Context(), cfg, licenseServer, nil)
+			return serve(cmd.Context(), cfg, serveOptions{licenseServer: licenseServer, out: c.out})
 		},
 	}
 	addServeFlags(cmd)
@@ -53,10 +54,18 @@ func addServeFlags(cmd *cobra.Command) {
 	cmd.Flags().String("tls-key", "", "TLS private key file")
 }
 
+// serveOptions are what serve and quickstart differ in.
+type serveOptions struct {
+	licenseServer bool
+	listener      net.Listener      // already bound (quickstart binds before creating anything); nil: bind cfg.Server.Listen
+	demoData      bool              // load the demo CVE feed into an empty database (quickstart only)
+	onReady       func(addr string) // learns the bound address once serving (quickstart prints it)
+	out           io.Writer         // where next steps are printed for an installation without organizations
+}
+
 // serve starts in order — store, services, listener (answering 503 while the indexes load),
-// then readiness — and stops in reverse when ctx ends. onListen, when set, learns the bound
-// address (quickstart prints it).
-func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(addr string)) error {
+// then readiness — and stops in reverse when ctx ends.
+func serve(ctx context.Context, cfg Config, o serveOptions) error {
 	started := time.Now()
 	log := newLogger(cfg.Log)
 	if cfg.Server.MemoryLimitMB > 0 && os.Getenv("GOMEMLIMIT") == "" {
@@ -67,18 +76,21 @@ func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(ad
 		return err
 	}
 	defer st.Close()
-	a, err := newApp(cfg, st, licenseServer, log)
+	a, err := newApp(cfg, st, o.licenseServer, log)
 	if err != nil {
 		return err
 	}
+	a.demoData = o.demoData
 	defer a.close()
 	srv, err := web.NewServer(a.deps)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.Server.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Server.Listen, err)
+	ln := o.listener
+	if ln == nil {
+		if ln, err = listen(cfg); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -92,21 +104,51 @@ func serve(ctx context.Context, cfg Config, licenseServer bool, onListen func(ad
 	srv.SetReady(true)
 	log.Info("vulnkeeper ready", slog.String("mode", a.mode()), slog.String("listen", ln.Addr().String()),
 		slog.String("data_dir", cfg.Storage.DataDir), slog.Duration("startup", time.Since(started)))
-	if onListen != nil {
-		onListen(ln.Addr().String())
+	if o.onReady != nil {
+		o.onReady(ln.Addr().String())
+	}
+	if !o.licenseServer && o.out != nil {
+		printNextSteps(ctx, o.out, st, cfg)
 	}
 	err = <-served
 	log.Info("vulnkeeper stopped")
 	return err
 }
 
+// listen binds the configured address.
+func listen(cfg Config) (net.Listener, error) {
+	ln, err := net.Listen("tcp", cfg.Server.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Server.Listen, err)
+	}
+	return ln, nil
+}
+
+// printNextSteps tells the operator of a new installation how to get to a first inventory.
+func printNextSteps(ctx context.Context, out io.Writer, st *sqlitestore.Store, cfg Config) {
+	orgs, err := st.Organizations(ctx)
+	if err != nil || len(orgs) > 0 {
+		return
+	}
+	dir := cfg.Storage.DataDir
+	fmt.Fprintf(out, `
+This installation has no organization yet. Next steps (in another shell):
+  vulnkeeper org create ACME --data-dir %[1]s
+  vulnkeeper user create --org ACME --username admin --role org_admin --password-stdin --data-dir %[1]s
+  vulnkeeper agent-key create --org ACME --name servers --data-dir %[1]s
+  vulnkeeper feed import nvdcve-2.0-*.json.gz known_exploited_vulnerabilities.json --data-dir %[1]s
+Then point agents at this server with the key (see "Monitoring a host" in the README).
+`, dir)
+}
+
 // app is the set of services one serving process runs.
 type app struct {
-	cfg   Config
-	st    *sqlitestore.Store
-	log   *slog.Logger
-	deps  web.Deps
-	index *kbindex.Live
+	cfg      Config
+	st       *sqlitestore.Store
+	log      *slog.Logger
+	deps     web.Deps
+	index    *kbindex.Live
+	demoData bool
 }
 
 func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Logger) (*app, error) {
@@ -146,10 +188,10 @@ func (a *app) start(ctx context.Context) error {
 	if inv == nil {
 		return nil
 	}
-	if err := loadInventory(ctx, a.st, inv, a.log); err != nil {
+	if err := loadInventory(ctx, a.st, inv, a.demoData, a.log); err != nil {
 		return err
 	}
-	go watchImports(ctx, a.st, inv, a.log)
+	go watchImports(ctx, a.st, inv, a.log, defaultImportWatch)
 	go a.deps.KBSync.Run(ctx, func(ctx context.Context) {
 		if err := inv.Refresh(ctx); err != nil {
 			a.log.Error("refresh after a KB sync failed", slog.Any("error", err))
@@ -200,11 +242,18 @@ func (c *cli) quickstartCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			creds, err := c.bootstrap(cmd.Context(), cfg)
+			// Bind first: credentials are created (and shown once) only when they can be used.
+			ln, err := listen(cfg)
 			if err != nil {
 				return err
 			}
-			return serve(cmd.Context(), cfg, false, func(addr string) { c.printWelcome(addr, creds) })
+			creds, err := c.bootstrap(cmd.Context(), cfg)
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			return serve(cmd.Context(), cfg, serveOptions{listener: ln, demoData: true,
+				onReady: func(addr string) { c.printWelcome(addr, creds) }})
 		},
 	}
 	addServeFlags(cmd)
@@ -286,15 +335,19 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// loadInventory loads the embedded defaults into an empty database, builds the resolver and
-// match index, and brings stored matches up to date.
-func loadInventory(ctx context.Context, st *sqlitestore.Store, inv *inventory.Service, log *slog.Logger) error {
-	loaded, err := inventory.NewImporter(st).LoadDefaults(ctx, data.Defaults())
+// loadInventory loads the embedded starter catalogue (and, for quickstart, the demo CVE feed)
+// into an empty database, builds the resolver and match index, and brings stored matches up to
+// date.
+func loadInventory(ctx context.Context, st *sqlitestore.Store, inv *inventory.Service, demo bool, log *slog.Logger) error {
+	loaded, err := inventory.NewImporter(st).LoadDefaults(ctx, data.Defaults(), demo)
 	if err != nil {
 		return fmt.Errorf("load default data: %w", err)
 	}
-	if loaded {
+	switch {
+	case loaded && demo:
 		log.Info("empty database: loaded the starter catalogue and the demo CVE feed")
+	case loaded:
+		log.Info("empty database: loaded the starter catalogue; import CVE data with vulnkeeper feed import")
 	}
 	if err := inv.Refresh(ctx); err != nil {
 		return err
@@ -303,11 +356,31 @@ func loadInventory(ctx context.Context, st *sqlitestore.Store, inv *inventory.Se
 	return nil
 }
 
+// importWatch says how often watchImports looks and how long the data must stay unchanged
+// before it refreshes: an import of several files (or one long one) is one refresh after the
+// last write, not one per file.
+type importWatch struct {
+	poll, settle time.Duration
+}
+
+var defaultImportWatch = importWatch{poll: 2 * time.Second, settle: 3 * time.Second}
+
+// dataVersioner and refresher are what watchImports reads and drives.
+type dataVersioner interface {
+	DataVersion(ctx context.Context) (int64, error)
+}
+
+type refresher interface {
+	Refresh(ctx context.Context) error
+}
+
 // watchImports notices writes by other processes (feed or catalogue imports from the CLI)
-// through SQLite's data_version and refreshes the resolver, the match index and the matches.
-func watchImports(ctx context.Context, st *sqlitestore.Store, inv *inventory.Service, log *slog.Logger) {
+// through SQLite's data_version and, once they have settled, refreshes the resolver, the match
+// index and the matches once.
+func watchImports(ctx context.Context, st dataVersioner, inv refresher, log *slog.Logger, w importWatch) {
 	last, _ := st.DataVersion(ctx)
-	t := time.NewTicker(2 * time.Second)
+	var changedAt time.Time // zero: no change waiting
+	t := time.NewTicker(w.poll)
 	defer t.Stop()
 	for {
 		select {
@@ -316,10 +389,16 @@ func watchImports(ctx context.Context, st *sqlitestore.Store, inv *inventory.Ser
 		case <-t.C:
 		}
 		v, err := st.DataVersion(ctx)
-		if err != nil || v == last {
+		switch {
+		case err != nil:
+			continue
+		case v != last:
+			last, changedAt = v, time.Now()
+			continue
+		case changedAt.IsZero() || time.Since(changedAt) < w.settle:
 			continue
 		}
-		last = v
+		changedAt = time.Time{}
 		if err := inv.Refresh(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("refresh after an import failed", slog.Any("error", err))
 		}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"time"
 
@@ -90,6 +91,9 @@ func newViper(file string) (*viper.Viper, error) {
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
 	setDefaults(v, "", reflect.ValueOf(defaultConfig()))
+	if err := checkEnvironment(os.Environ()); err != nil {
+		return nil, err
+	}
 	if file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {
@@ -97,6 +101,32 @@ func newViper(file string) (*viper.Viper, error) {
 		}
 	}
 	return v, nil
+}
+
+// checkEnvironment refuses a VULNKEEPER_* variable that names no setting, as UnmarshalExact
+// refuses an unknown key in the file: a typo must not silently leave the default in force.
+func checkEnvironment(environ []string) error {
+	known := map[string]bool{}
+	eachSetting("", reflect.ValueOf(defaultConfig()), func(key string, _ any) {
+		known[envName(key)] = true
+	})
+	var unknown []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "VULNKEEPER_") && !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("unknown environment variable %s: no setting has that name (see vulnkeeper config show)", strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// envName is the environment variable of a dotted setting key.
+func envName(key string) string {
+	return "VULNKEEPER_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
 func setDefaults(v *viper.Viper, prefix string, val reflect.Value) {

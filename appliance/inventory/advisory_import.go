@@ -52,6 +52,9 @@ func (im *Importer) Import(ctx context.Context, name string, r io.ReaderAt, size
 	br := bufio.NewReaderSize(in, peekSize)
 	head, _ := br.Peek(peekSize)
 	format := detectFormat(head)
+	if format == "" && kevCSVHeader.Match(head) {
+		return ImportStats{}, appliance.Invalid("file", "format", "%s: the KEV CSV is not supported, use the JSON catalogue (known_exploited_vulnerabilities.json)", name)
+	}
 	var decode func(fn func(advisories.Advisory) error) error
 	switch format {
 	case "osv":
@@ -85,6 +88,10 @@ func (im *Importer) ImportOSVDir(ctx context.Context, name string, fsys fs.FS) (
 
 // detectFormat recognises an advisory format from the start of a file ("" for NVD/KEV and
 // anything else, which the feed importer judges).
+// kevCSVHeader is the first line of CISA's KEV catalogue in CSV, which carries the same data
+// as the JSON one that is imported.
+var kevCSVHeader = regexp.MustCompile(`^\s*"?cveID"?,"?vendorProject"?,`)
+
 func detectFormat(head []byte) string {
 	t := bytes.TrimSpace(head)
 	has := func(s string) bool { return bytes.Contains(t, []byte(s)) }

@@ -135,15 +135,19 @@ func (im *Importer) ImportCatalog(ctx context.Context, name string, r io.Reader,
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		if n == 0 { // a header alone, or a file of another kind: say so instead of "0 identities"
+			return appliance.Invalid("file", "empty", "%s holds no identities: a catalogue is TSV (part, vendor, product[, title]), NVD CPE 2.0 JSON or CPE dictionary XML", name)
+		}
 		_, err = tx.BumpGeneration(ctx, appliance.GenerationCatalog)
 		return err
 	})
 	return n, err
 }
 
-// LoadDefaults imports the embedded starter catalogue and demo feed into an empty store, so
-// a fresh installation shows real matches; a store with any data is left alone.
-func (im *Importer) LoadDefaults(ctx context.Context, files fs.FS) (bool, error) {
+// LoadDefaults imports the embedded starter catalogue into an empty store and, with demo, the
+// demo CVE feed and its KEV entries (quickstart: a first inventory shows matches); a store
+// with any data is left alone. Real installations import real feeds.
+func (im *Importer) LoadDefaults(ctx context.Context, files fs.FS, demo bool) (bool, error) {
 	empty := true
 	if err := im.store.EachCatalogEntry(ctx, func(appliance.CatalogEntry) error { empty = false; return errStop }); err != nil && !errors.Is(err, errStop) {
 		return false, err
@@ -161,6 +165,9 @@ func (im *Importer) LoadDefaults(ctx context.Context, files fs.FS) (bool, error)
 		name    string
 		catalog bool
 	}{{"catalog.tsv", true}, {"demo-feed.json", false}, {"kev.json", false}} {
+		if !f.catalog && !demo {
+			continue
+		}
 		if err := im.importEmbedded(ctx, files, f.name, f.catalog); err != nil {
 			return false, err
 		}

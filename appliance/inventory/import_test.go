@@ -126,7 +126,7 @@ func TestImportFailureRollsBack(t *testing.T) {
 func TestLoadDefaults(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	loaded, err := w.importer.LoadDefaults(ctx, data.Defaults())
+	loaded, err := w.importer.LoadDefaults(ctx, data.Defaults(), true)
 	if err != nil || !loaded {
 		t.Fatalf("LoadDefaults on an empty store = %v, %v; want loaded", loaded, err)
 	}
@@ -137,8 +137,25 @@ func TestLoadDefaults(t *testing.T) {
 	if d := w.product(t, "OpenSSL", "OpenSSL", "1.1.1k"); len(d.Vulnerabilities) == 0 {
 		t.Errorf("the starter data shows no match for OpenSSL 1.1.1k (cpe %q)", inventory.CPE(d.Product))
 	}
-	again, err := w.importer.LoadDefaults(ctx, data.Defaults())
+	again, err := w.importer.LoadDefaults(ctx, data.Defaults(), true)
 	if err != nil || again {
 		t.Errorf("LoadDefaults on a store with data = %v, %v; want it left alone", again, err)
+	}
+}
+
+// TestLoadDefaultsWithoutDemo: plain serve loads the starter catalogue only; no demo CVEs.
+func TestLoadDefaultsWithoutDemo(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	if loaded, err := w.importer.LoadDefaults(ctx, data.Defaults(), false); err != nil || !loaded {
+		t.Fatalf("LoadDefaults = %v, %v", loaded, err)
+	}
+	if err := w.service.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.submit(t, w.acme, report("pc-1", item("OpenSSL", "OpenSSL", "1.1.1k")))
+	d := w.product(t, "OpenSSL", "OpenSSL", "1.1.1k")
+	if inventory.CPE(d.Product) == "" || len(d.Vulnerabilities) != 0 {
+		t.Errorf("without the demo feed: cpe %q, %d vulnerabilities; want resolved and none", inventory.CPE(d.Product), len(d.Vulnerabilities))
 	}
 }

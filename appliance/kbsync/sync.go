@@ -17,12 +17,18 @@ import (
 // pageLimit is what one pull asks for (the server's maximum).
 const pageLimit = 50000
 
+// ErrNoLicence says the installation has no licence: there is nothing to sync with.
+var ErrNoLicence = appliance.NotFound("no licence: run vulnkeeper license activate first (or use kb import with a signed snapshot)")
+
 // Sync pulls every mapping published since the last sync and applies it, then pushes the
 // mappings people confirmed (professional edition only). It records the outcome.
 func (c *Client) Sync(ctx context.Context) error {
 	p, cred, server, ok, err := c.licence(ctx)
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	if !ok {
+		return ErrNoLicence
 	}
 	if server == "" {
 		return c.fail(errors.New("no licence server URL: set license.server_url or run license activate"))
@@ -258,7 +264,12 @@ func (c *Client) Run(ctx context.Context, onChange func(context.Context)) {
 		case <-time.After(wait):
 		}
 		before := c.status.Pulled
-		if err := c.Sync(ctx); err != nil {
+		err := c.Sync(ctx)
+		if errors.Is(err, ErrNoLicence) { // unlicensed: look again later, quietly
+			wait = interval
+			continue
+		}
+		if err != nil {
 			c.log.Warn("knowledge base sync failed", slog.Any("error", err), slog.Duration("retry_in", backoff))
 			wait, backoff = backoff, min(2*backoff, interval)
 			continue

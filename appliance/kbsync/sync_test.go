@@ -121,10 +121,10 @@ func TestSyncPushesConfirmedOverrides(t *testing.T) {
 
 func TestSyncFailuresAreRecorded(t *testing.T) {
 	ctx := context.Background()
-	t.Run("no licence: nothing to do", func(t *testing.T) {
+	t.Run("no licence: nothing to do, and it says so", func(t *testing.T) {
 		w := newWorld(t, 10)
 		st, err := w.client.Status(ctx)
-		if err := w.client.Sync(ctx); err != nil || w.transport.pulls != 0 {
+		if err := w.client.Sync(ctx); !errors.Is(err, ErrNoLicence) || w.transport.pulls != 0 {
 			t.Errorf("sync without a licence: %v, %d pulls", err, w.transport.pulls)
 		}
 		if err != nil || st.Licensed || !strings.HasPrefix(st.InstallationID, "inst-") {
