@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
@@ -116,9 +117,9 @@ func (c *cli) openStore(cmd *cobra.Command, create bool, fn func(Config, *sqlite
 	return fn(cfg, st)
 }
 
-func (c *cli) withAccounts(cmd *cobra.Command, fn func(*appliance.Accounts) error) error {
+func (c *cli) withAccounts(cmd *cobra.Command, fn func(*accounts.Accounts) error) error {
 	return c.withStore(cmd, func(cfg Config, st *sqlitestore.Store) error {
-		return fn(appliance.NewAccounts(st, cfg.Auth))
+		return fn(accounts.NewAccounts(st, cfg.Auth))
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
@@ -20,7 +21,7 @@ func (c *cli) orgCommand() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withNewStore(cmd, func(cfg Config, st *sqlitestore.Store) error {
-				o, err := appliance.NewAccounts(st, cfg.Auth).CreateOrganization(cmd.Context(), args[0])
+				o, err := accounts.NewAccounts(st, cfg.Auth).CreateOrganization(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
@@ -48,7 +49,7 @@ func (c *cli) userCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.withAccounts(cmd, func(a *appliance.Accounts) error {
+			return c.withAccounts(cmd, func(a *accounts.Accounts) error {
 				u, err := a.CreateUser(cmd.Context(), orgName, username, appliance.Role(role), pw)
 				if err != nil {
 					return err
@@ -77,7 +78,7 @@ func (c *cli) userCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.withAccounts(cmd, func(a *appliance.Accounts) error {
+			return c.withAccounts(cmd, func(a *accounts.Accounts) error {
 				if err := a.ResetPassword(cmd.Context(), username, pw, mustChange); err != nil {
 					return err
 				}
@@ -95,7 +96,7 @@ func (c *cli) userCommand() *cobra.Command {
 		Short: "Turn off a user's two-factor authentication (a lost authenticator); they can enrol again",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withAccounts(cmd, func(a *appliance.Accounts) error {
+			return c.withAccounts(cmd, func(a *accounts.Accounts) error {
 				if err := a.ResetTOTPByName(cmd.Context(), orgName, username); err != nil {
 					return err
 				}
@@ -121,7 +122,7 @@ func (c *cli) agentKeyCommand() *cobra.Command {
 		Short: "Create an agent key; it is printed once, as the last line",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withAccounts(cmd, func(a *appliance.Accounts) error {
+			return c.withAccounts(cmd, func(a *accounts.Accounts) error {
 				plain, k, err := a.CreateAgentKey(cmd.Context(), orgName, name, scopes)
 				if err != nil {
 					return err
@@ -143,7 +144,7 @@ func (c *cli) agentKeyCommand() *cobra.Command {
 		Short: "List the agent keys of an organization",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withAccounts(cmd, func(a *appliance.Accounts) error {
+			return c.withAccounts(cmd, func(a *accounts.Accounts) error {
 				ks, err := a.AgentKeys(cmd.Context(), orgName)
 				if err != nil {
 					return err
@@ -164,7 +165,7 @@ func (c *cli) agentKeyCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("key id must be a number, not %q", args[0])
 			}
-			return c.withAccounts(cmd, func(a *appliance.Accounts) error {
+			return c.withAccounts(cmd, func(a *accounts.Accounts) error {
 				if err := a.RevokeAgentKey(cmd.Context(), orgName, id); err != nil {
 					return err
 				}

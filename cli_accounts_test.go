@@ -8,19 +8,19 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
 // withStore opens the data directory's store, runs fn and closes it again.
-func withStore(t *testing.T, dir string, fn func(*appliance.Accounts, *sqlitestore.Store)) {
+func withStore(t *testing.T, dir string, fn func(*accounts.Accounts, *sqlitestore.Store)) {
 	t.Helper()
 	st, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "vulnkeeper.db"), sqlitestore.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	fn(appliance.NewAccounts(st, appliance.DefaultAuthOptions()), st)
+	fn(accounts.NewAccounts(st, accounts.DefaultAuthOptions()), st)
 }
 
 func TestCLIUserReset2FA(t *testing.T) {
@@ -35,7 +35,7 @@ func TestCLIUserReset2FA(t *testing.T) {
 	}
 	ctx := context.Background()
 	var erinID int64
-	withStore(t, dir, func(a *appliance.Accounts, st *sqlitestore.Store) {
+	withStore(t, dir, func(a *accounts.Accounts, st *sqlitestore.Store) {
 		u, err := st.UserByUsername(ctx, "erin")
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +58,7 @@ func TestCLIUserReset2FA(t *testing.T) {
 	if r.code != 0 || r.stdout != "two-factor authentication of \"erin\" in \"acme\" turned off\n" {
 		t.Fatalf("reset-2fa: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	withStore(t, dir, func(a *appliance.Accounts, st *sqlitestore.Store) {
+	withStore(t, dir, func(a *accounts.Accounts, st *sqlitestore.Store) {
 		if u, _ := st.UserByID(ctx, erinID); u.TOTPEnabled {
 			t.Error("two-factor authentication is still on")
 		}

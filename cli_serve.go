@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
 	"github.com/vulnkeeper/vulnkeeper/appliance/license"
@@ -153,7 +154,7 @@ type app struct {
 
 func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Logger) (*app, error) {
 	a := &app{cfg: cfg, st: st, log: log, deps: web.Deps{Options: cfg.Server, Limits: cfg.Limits,
-		Accounts: appliance.NewAccounts(st, cfg.Auth), AgentConfig: cfg.Agent, Sessions: st.SessionStore(),
+		Accounts: accounts.NewAccounts(st, cfg.Auth), AgentConfig: cfg.Agent, Sessions: st.SessionStore(),
 		OpenAPI: data.OpenAPI, LicenseServer: licenseServer, Log: log}}
 	if licenseServer {
 		key, created, err := license.LoadOrCreateKey(cfg.Storage.DataDir)
@@ -282,7 +283,7 @@ func (c *cli) bootstrap(ctx context.Context, cfg Config) (quickstartCreds, error
 	if err != nil || len(orgs) > 0 {
 		return quickstartCreds{}, err
 	}
-	a := appliance.NewAccounts(st, cfg.Auth)
+	a := accounts.NewAccounts(st, cfg.Auth)
 	if _, err := a.CreateOrganization(ctx, quickOrg); err != nil {
 		return quickstartCreds{}, err
 	}

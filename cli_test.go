@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
@@ -128,7 +129,7 @@ func assertBackupHoldsAccounts(t *testing.T, path, key string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a := appliance.NewAccounts(st, appliance.DefaultAuthOptions())
+	a := accounts.NewAccounts(st, accounts.DefaultAuthOptions())
 	if res, err := a.Login(ctx, "alice", "correct horse battery"); err != nil || res.User.Role != appliance.RoleOrgAdmin {
 		t.Errorf("login from the backup: %+v, %v", res, err)
 	}
@@ -152,7 +153,7 @@ func TestCLICreatedKeyAuthenticates(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a := appliance.NewAccounts(st, appliance.DefaultAuthOptions())
+	a := accounts.NewAccounts(st, accounts.DefaultAuthOptions())
 	if _, err := a.AuthenticateAgent(ctx, lastLine(r.stdout), "metrics"); err != nil {
 		t.Errorf("key printed by the CLI: %v", err)
 	}

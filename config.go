@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 	"github.com/vulnkeeper/vulnkeeper/web"
@@ -23,7 +24,7 @@ type Config struct {
 	Storage storageConfig         `mapstructure:"storage"`
 	Server  web.Options           `mapstructure:"server"`
 	Limits  web.LimitOptions      `mapstructure:"limits"`
-	Auth    appliance.AuthOptions `mapstructure:"auth"`
+	Auth    accounts.AuthOptions  `mapstructure:"auth"`
 	Agent   appliance.AgentConfig `mapstructure:"agent"`
 	License licensing.Options     `mapstructure:"license"`
 	Log     logConfig             `mapstructure:"log"`
@@ -46,7 +47,7 @@ func defaultConfig() Config {
 		Storage: storageConfig{DataDir: "./var", Synchronous: st.Synchronous, Readers: st.Readers},
 		Server:  web.DefaultOptions(),
 		Limits:  web.DefaultLimitOptions(),
-		Auth:    appliance.DefaultAuthOptions(),
+		Auth:    accounts.DefaultAuthOptions(),
 		Agent:   appliance.DefaultAgentConfig(),
 		License: licensing.DefaultOptions(),
 		Log:     logConfig{Level: "info", Format: "text"},

@@ -11,6 +11,7 @@ import (
 	"github.com/justinas/nosurf"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 )
 
 // Session keys.
@@ -187,7 +188,7 @@ func (s *Server) agentAuth(next http.Handler) http.Handler {
 	})
 }
 
-func currentAgent(r *http.Request) appliance.AgentPrincipal {
-	p, _ := r.Context().Value(agentKey).(appliance.AgentPrincipal)
+func currentAgent(r *http.Request) accounts.AgentPrincipal {
+	p, _ := r.Context().Value(agentKey).(accounts.AgentPrincipal)
 	return p
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/justinas/nosurf"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 )
 
 type userJSON struct {
@@ -73,7 +74,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	s.sessions.Put(ctx, sessUserID, res.User.ID)
 	s.sessions.Put(ctx, sessGeneration, res.User.SessionGeneration)
-	s.sessions.Put(ctx, sessTOTPPending, res.NextStep == appliance.NextStepTOTP)
+	s.sessions.Put(ctx, sessTOTPPending, res.NextStep == accounts.NextStepTOTP)
 	writeJSON(w, http.StatusOK, newAuthState(res.User, res.NextStep))
 }
 
@@ -89,7 +90,7 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) {
 	u := currentUser(r)
 	next := s.accounts.PasswordStep(u)
 	if s.sessions.GetBool(r.Context(), sessTOTPPending) {
-		next = appliance.NextStepTOTP
+		next = accounts.NextStepTOTP
 	}
 	writeJSON(w, http.StatusOK, newAuthState(u, next))
 }

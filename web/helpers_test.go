@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/data"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
@@ -25,13 +26,13 @@ const testPassword = "correct horse battery"
 type testEnv struct {
 	URL      string
 	Server   *Server
-	Accounts *appliance.Accounts
+	Accounts *accounts.Accounts
 	Store    *sqlitestore.Store
 }
 
 type envConfig struct {
 	limits  LimitOptions
-	auth    appliance.AuthOptions
+	auth    accounts.AuthOptions
 	agent   appliance.AgentConfig
 	now     func() time.Time
 	license bool
@@ -48,7 +49,7 @@ func withLimits(l LimitOptions) envOption { return func(c *envConfig) { c.limits
 func withClock(clk *fakeClock) envOption { return func(c *envConfig) { c.now = clk.Now } }
 
 // withAuth replaces the authentication options (password age, TOTP issuer).
-func withAuth(a appliance.AuthOptions) envOption { return func(c *envConfig) { c.auth = a } }
+func withAuth(a accounts.AuthOptions) envOption { return func(c *envConfig) { c.auth = a } }
 
 // withLicenseServer builds a licence server instead of an installation.
 func withLicenseServer() envOption { return func(c *envConfig) { c.license = true } }
@@ -63,7 +64,7 @@ func withDeps(wire func(t testing.TB, d *Deps, st *sqlitestore.Store)) envOption
 // serves it with httptest. Limits are off unless withLimits is given; /healthz is ready.
 func newTestEnv(t testing.TB, opts ...envOption) *testEnv {
 	t.Helper()
-	cfg := envConfig{limits: LimitOptions{}, auth: appliance.DefaultAuthOptions(), agent: appliance.DefaultAgentConfig(), now: time.Now}
+	cfg := envConfig{limits: LimitOptions{}, auth: accounts.DefaultAuthOptions(), agent: appliance.DefaultAgentConfig(), now: time.Now}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -73,7 +74,7 @@ func newTestEnv(t testing.TB, opts ...envOption) *testEnv {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	acc := appliance.NewAccounts(st, cfg.auth)
+	acc := accounts.NewAccounts(st, cfg.auth)
 	deps := Deps{Options: DefaultOptions(), Limits: cfg.limits, Accounts: acc, AgentConfig: cfg.agent,
 		Sessions: st.SessionStore(), OpenAPI: data.OpenAPI, LicenseServer: cfg.license, Now: cfg.now}
 	for _, wire := range cfg.wire {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 )
 
 type ctxKey int
@@ -121,7 +122,7 @@ func byUser(r *http.Request) string {
 }
 
 func byAgentKey(r *http.Request) string {
-	if p, ok := r.Context().Value(agentKey).(appliance.AgentPrincipal); ok {
+	if p, ok := r.Context().Value(agentKey).(accounts.AgentPrincipal); ok {
 		return fmt.Sprintf("key:%d", p.KeyID)
 	}
 	return byIP(r)

@@ -17,6 +17,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
@@ -57,7 +58,7 @@ func DefaultOptions() Options {
 type Deps struct {
 	Options       Options
 	Limits        LimitOptions
-	Accounts      *appliance.Accounts
+	Accounts      *accounts.Accounts
 	AgentConfig   appliance.AgentConfig
 	Inventory     *inventory.Service
 	Containers    *scans.Containers
@@ -74,7 +75,7 @@ type Deps struct {
 // Server routes requests to the services.
 type Server struct {
 	opts        Options
-	accounts    *appliance.Accounts
+	accounts    *accounts.Accounts
 	agentCfg    appliance.AgentConfig
 	inventory   *inventory.Service
 	containers  *scans.Containers

@@ -8,6 +8,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 )
 
 func wantNextStep(want string) func(t *testing.T, res response) {
@@ -99,7 +100,7 @@ func TestTOTPEnrolmentOverHTTP(t *testing.T) {
 }
 
 func TestPasswordMaxAge(t *testing.T) {
-	auth := appliance.DefaultAuthOptions()
+	auth := accounts.DefaultAuthOptions()
 	auth.PasswordMaxAgeDays = 1
 	env := newTestEnv(t, withAuth(auth))
 	env.createOrg(t, "acme")

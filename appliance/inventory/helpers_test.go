@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
@@ -46,7 +47,7 @@ func newWorld(t testing.TB, files ...string) *world {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	w := &world{store: st, importer: inventory.NewImporter(st)}
-	acc := appliance.NewAccounts(st, appliance.DefaultAuthOptions())
+	acc := accounts.NewAccounts(st, accounts.DefaultAuthOptions())
 	w.acme, w.globex = createOrg(t, acc, "acme"), createOrg(t, acc, "globex")
 	for _, f := range files {
 		importFile(t, w.importer, f)
@@ -60,7 +61,7 @@ func newWorld(t testing.TB, files ...string) *world {
 	return w
 }
 
-func createOrg(t testing.TB, acc *appliance.Accounts, name string) int64 {
+func createOrg(t testing.TB, acc *accounts.Accounts, name string) int64 {
 	t.Helper()
 	o, err := acc.CreateOrganization(context.Background(), name)
 	if err != nil {

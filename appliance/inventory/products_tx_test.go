@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 )
@@ -90,7 +91,7 @@ func TestProductDeleteRacingADeleteIsNotFound(t *testing.T) {
 func TestAutoResolutionSurvivesAClientThatLeftAfterTheCommit(t *testing.T) {
 	w := newWorld(t, catalogMini, nvdMini)
 	w.submit(t, w.acme, report("host-a", hostA...))
-	acc := appliance.NewAccounts(w.store, appliance.AuthOptions{ConcurrentHashes: 2})
+	acc := accounts.NewAccounts(w.store, accounts.AuthOptions{ConcurrentHashes: 2})
 	admin, err := acc.CreateUser(context.Background(), "acme", "alice", appliance.RoleOrgAdmin, "correct horse battery")
 	if err != nil {
 		t.Fatal(err)

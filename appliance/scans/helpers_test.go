@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
@@ -53,7 +54,7 @@ func newWorld(t testing.TB) *world {
 	clock := today
 	w := &world{store: st, containers: scans.NewContainers(st, nil), remediation: scans.NewRemediation(st, nil), clock: &clock}
 	scans.SetClock(w.containers, w.remediation, func() time.Time { return *w.clock })
-	acc := appliance.NewAccounts(st, appliance.AuthOptions{ConcurrentHashes: 2})
+	acc := accounts.NewAccounts(st, accounts.AuthOptions{ConcurrentHashes: 2})
 	w.acme, w.globex = createOrg(t, acc, "acme"), createOrg(t, acc, "globex")
 	w.alice = createUser(t, acc, "acme", "alice", appliance.RoleOrgAdmin)
 	w.bob = createUser(t, acc, "acme", "bob", appliance.RoleMember)
@@ -61,7 +62,7 @@ func newWorld(t testing.TB) *world {
 	return w
 }
 
-func createOrg(t testing.TB, acc *appliance.Accounts, name string) int64 {
+func createOrg(t testing.TB, acc *accounts.Accounts, name string) int64 {
 	t.Helper()
 	o, err := acc.CreateOrganization(context.Background(), name)
 	if err != nil {
@@ -70,7 +71,7 @@ func createOrg(t testing.TB, acc *appliance.Accounts, name string) int64 {
 	return o.ID
 }
 
-func createUser(t testing.TB, acc *appliance.Accounts, org, name string, role appliance.Role) appliance.User {
+func createUser(t testing.TB, acc *accounts.Accounts, org, name string, role appliance.Role) appliance.User {
 	t.Helper()
 	u, err := acc.CreateUser(context.Background(), org, name, role, "correct horse battery")
 	if err != nil {

@@ -1,4 +1,4 @@
-package appliance
+package accounts
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -118,10 +119,10 @@ func (h *PasswordHasher) VerifyNobody(ctx context.Context, password string) {
 func ValidatePassword(field, password string) error {
 	n := passwordLength(password)
 	if n < minPasswordLen {
-		return Invalid(field, "min_length", "password must have at least %d characters", minPasswordLen)
+		return appliance.Invalid(field, "min_length", "password must have at least %d characters", minPasswordLen)
 	}
 	if n > maxPasswordLen {
-		return Invalid(field, "max_length", "password must have at most %d characters", maxPasswordLen)
+		return appliance.Invalid(field, "max_length", "password must have at most %d characters", maxPasswordLen)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package appliance_test
+package accounts_test
 
 import (
 	"context"
@@ -15,18 +15,19 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
 const password = "correct horse battery"
 
 type accountsEnv struct {
-	accounts *appliance.Accounts
+	accounts *accounts.Accounts
 	store    *sqlitestore.Store
 	dbPath   string
 }
 
-func newAccounts(t *testing.T, opts appliance.AuthOptions) accountsEnv {
+func newAccounts(t *testing.T, opts accounts.AuthOptions) accountsEnv {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "vk.db")
 	st, err := sqlitestore.Open(context.Background(), path, sqlitestore.Options{}, nil)
@@ -34,7 +35,7 @@ func newAccounts(t *testing.T, opts appliance.AuthOptions) accountsEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	return accountsEnv{accounts: appliance.NewAccounts(st, opts), store: st, dbPath: path}
+	return accountsEnv{accounts: accounts.NewAccounts(st, opts), store: st, dbPath: path}
 }
 
 // seedOrgUser creates organization org with one member username.
@@ -55,7 +56,7 @@ func (e accountsEnv) seedOrgUser(t *testing.T, org, username string) appliance.U
 
 func TestCreateOrganizationsAndUsers(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	e.seedOrgUser(t, "acme", "alice")
 	_, orgErr := e.accounts.CreateOrganization(ctx, " ACME ")
 	_, userErr := e.accounts.CreateUser(ctx, "acme", "Alice", appliance.RoleMember, password)
@@ -93,7 +94,7 @@ func TestCreateOrganizationsAndUsers(t *testing.T) {
 
 func TestLoginFailuresLookAlike(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	e.seedOrgUser(t, "acme", "alice")
 	_, unknownErr := e.accounts.Login(ctx, "mallory", password)
 	_, wrongErr := e.accounts.Login(ctx, "alice", "wrong password")
@@ -112,7 +113,7 @@ func TestLoginFailuresLookAlike(t *testing.T) {
 }
 
 // loginDurations is the median time of seven failed logins of username.
-func loginDurations(ctx context.Context, a *appliance.Accounts, username string) time.Duration {
+func loginDurations(ctx context.Context, a *accounts.Accounts, username string) time.Duration {
 	var ds []time.Duration
 	for range 7 {
 		start := time.Now()
@@ -125,7 +126,7 @@ func loginDurations(ctx context.Context, a *appliance.Accounts, username string)
 
 func TestLoginNextStep(t *testing.T) {
 	ctx := context.Background()
-	opts := appliance.DefaultAuthOptions()
+	opts := accounts.DefaultAuthOptions()
 	opts.PasswordMaxAgeDays = 30
 	e := newAccounts(t, opts)
 	e.seedOrgUser(t, "acme", "plain")
@@ -142,7 +143,7 @@ func TestLoginNextStep(t *testing.T) {
 	second := e.seedOrgUser(t, "acme", "second")
 	secret := enableTOTP(t, e.accounts, second.ID)
 	for _, tt := range []struct{ username, want string }{
-		{"plain", ""}, {"forced", appliance.NextStepPasswordChange}, {"old", appliance.NextStepPasswordChange}, {"second", appliance.NextStepTOTP},
+		{"plain", ""}, {"forced", accounts.NextStepPasswordChange}, {"old", accounts.NextStepPasswordChange}, {"second", accounts.NextStepTOTP},
 	} {
 		res, err := e.accounts.Login(ctx, tt.username, password)
 		if err != nil || res.NextStep != tt.want || res.User.Username != tt.username {
@@ -158,7 +159,7 @@ func TestLoginNextStep(t *testing.T) {
 	}
 }
 
-func enableTOTP(t *testing.T, a *appliance.Accounts, userID int64) string {
+func enableTOTP(t *testing.T, a *accounts.Accounts, userID int64) string {
 	t.Helper()
 	ctx := context.Background()
 	secret, url, err := a.BeginTOTP(ctx, userID)
@@ -195,7 +196,7 @@ func nextCode(t *testing.T, secret string) string {
 
 func TestChangePassword(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	u := e.seedOrgUser(t, "acme", "alice")
 	const next = "a much better passphrase"
 	for _, tt := range []struct{ current, next, field string }{
@@ -225,7 +226,7 @@ func TestChangePassword(t *testing.T) {
 
 func TestAgentKeys(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	for _, org := range []string{"acme", "globex"} {
 		if _, err := e.accounts.CreateOrganization(ctx, org); err != nil {
 			t.Fatal(err)

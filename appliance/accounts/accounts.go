@@ -1,4 +1,6 @@
-package appliance
+// Package accounts owns organizations, people and agent keys: passwords (argon2id), logins
+// with their next steps, two-factor authentication, sessions' generations and agent keys.
+package accounts
 
 import (
 	"context"
@@ -14,75 +16,10 @@ import (
 	"time"
 
 	"github.com/pquerna/otp"
+
 	"github.com/pquerna/otp/totp"
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
-
-// Role of a person within an organization.
-type Role string
-
-const (
-	RoleOrgAdmin Role = "org_admin"
-	RoleMember   Role = "member"
-)
-
-// Key scopes: ScopeAgent lets a key submit inventories, heartbeats and scans; ScopeMetrics
-// lets a scraper read /metrics.
-const (
-	ScopeAgent   = "agent"
-	ScopeMetrics = "metrics"
-)
-
-var knownScopes = map[string]bool{ScopeAgent: true, ScopeMetrics: true}
-
-// Organization is a tenant; every record belongs to exactly one.
-type Organization struct {
-	ID        int64
-	Name      string
-	CreatedAt time.Time
-}
-
-// User is a person who logs in.
-type User struct {
-	ID                 int64
-	OrganizationID     int64
-	Username           string
-	Role               Role
-	PasswordHash       string
-	PasswordChangedAt  time.Time
-	MustChangePassword bool
-	TOTPSecret         string
-	TOTPEnabled        bool
-	CreatedAt          time.Time
-	LastLoginAt        time.Time
-	// SessionGeneration is copied into each session at login; a session holding an older
-	// value is over (a password change increments it).
-	SessionGeneration int64
-	// TOTPLastStep is the last accepted TOTP time step; codes of it or earlier are refused.
-	TOTPLastStep int64
-}
-
-// AgentKey authenticates an agent; only the SHA-256 of the key is stored.
-type AgentKey struct {
-	ID             int64
-	OrganizationID int64
-	Name           string
-	Hash           string
-	Prefix         string
-	Scopes         []string
-	CreatedAt      time.Time
-	LastUsedAt     time.Time
-	RevokedAt      time.Time
-}
-
-// HasScope reports whether the key carries scope.
-func (k AgentKey) HasScope(scope string) bool {
-	for _, s := range k.Scopes {
-		if s == scope {
-			return true
-		}
-	}
-	return false
-}
 
 // AuthOptions configure people's authentication.
 type AuthOptions struct {
@@ -106,7 +43,7 @@ const (
 
 // Accounts manages organizations, people and agent keys.
 type Accounts struct {
-	store  Store
+	store  appliance.Store
 	hasher *PasswordHasher
 	opts   AuthOptions
 	now    func() time.Time
@@ -116,87 +53,87 @@ type Accounts struct {
 }
 
 // NewAccounts builds the service.
-func NewAccounts(store Store, opts AuthOptions) *Accounts {
+func NewAccounts(store appliance.Store, opts AuthOptions) *Accounts {
 	return &Accounts{store: store, hasher: NewPasswordHasher(opts.ConcurrentHashes), opts: opts,
 		now: time.Now, touched: map[int64]time.Time{}}
 }
 
 var (
 	usernamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{1,63}$`)
-	errBadLogin     = Unauthorized("invalid username or password")
+	errBadLogin     = appliance.Unauthorized("invalid username or password")
 )
 
 func validOrgName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 100 {
-		return "", Invalid("name", "length", "organization name must have 1 to 100 characters")
+		return "", appliance.Invalid("name", "length", "organization name must have 1 to 100 characters")
 	}
 	return name, nil
 }
 
 // CreateOrganization adds a tenant; the name is unique regardless of case.
-func (a *Accounts) CreateOrganization(ctx context.Context, name string) (Organization, error) {
+func (a *Accounts) CreateOrganization(ctx context.Context, name string) (appliance.Organization, error) {
 	name, err := validOrgName(name)
 	if err != nil {
-		return Organization{}, err
+		return appliance.Organization{}, err
 	}
-	org := Organization{Name: name, CreatedAt: a.now().UTC()}
-	err = a.store.InTx(ctx, func(tx Tx) error {
+	org := appliance.Organization{Name: name, CreatedAt: a.now().UTC()}
+	err = a.store.InTx(ctx, func(tx appliance.Tx) error {
 		id, err := tx.CreateOrganization(ctx, org)
 		org.ID = id
 		return err
 	})
-	if errors.Is(err, ErrConflict) {
-		return Organization{}, Conflict("organization %q already exists", name).Because(err)
+	if errors.Is(err, appliance.ErrConflict) {
+		return appliance.Organization{}, appliance.Conflict("organization %q already exists", name).Because(err)
 	}
 	return org, err
 }
 
 // Organization finds a tenant by name, with a clear error when there is none.
-func (a *Accounts) Organization(ctx context.Context, name string) (Organization, error) {
+func (a *Accounts) Organization(ctx context.Context, name string) (appliance.Organization, error) {
 	org, err := a.store.OrganizationByName(ctx, strings.TrimSpace(name))
-	if errors.Is(err, ErrNotFound) {
-		return Organization{}, NotFound("organization %q does not exist", name)
+	if errors.Is(err, appliance.ErrNotFound) {
+		return appliance.Organization{}, appliance.NotFound("organization %q does not exist", name)
 	}
 	return org, err
 }
 
 // CreateUser adds a person to the named organization.
-func (a *Accounts) CreateUser(ctx context.Context, orgName, username string, role Role, password string) (User, error) {
+func (a *Accounts) CreateUser(ctx context.Context, orgName, username string, role appliance.Role, password string) (appliance.User, error) {
 	username = strings.TrimSpace(username)
 	if !usernamePattern.MatchString(username) {
-		return User{}, Invalid("username", "format", "username must be 2 to 64 letters, digits or . _ @ -")
+		return appliance.User{}, appliance.Invalid("username", "format", "username must be 2 to 64 letters, digits or . _ @ -")
 	}
-	if role != RoleOrgAdmin && role != RoleMember {
-		return User{}, Invalid("role", "enum", "role must be org_admin or member")
+	if role != appliance.RoleOrgAdmin && role != appliance.RoleMember {
+		return appliance.User{}, appliance.Invalid("role", "enum", "role must be org_admin or member")
 	}
 	if err := ValidatePassword("password", password); err != nil {
-		return User{}, err
+		return appliance.User{}, err
 	}
 	org, err := a.Organization(ctx, orgName)
 	if err != nil {
-		return User{}, err
+		return appliance.User{}, err
 	}
 	hash, err := a.hasher.Hash(ctx, password)
 	if err != nil {
-		return User{}, err
+		return appliance.User{}, err
 	}
 	now := a.now().UTC()
-	u := User{OrganizationID: org.ID, Username: username, Role: role, PasswordHash: hash, PasswordChangedAt: now, CreatedAt: now}
-	err = a.store.InTx(ctx, func(tx Tx) error {
+	u := appliance.User{OrganizationID: org.ID, Username: username, Role: role, PasswordHash: hash, PasswordChangedAt: now, CreatedAt: now}
+	err = a.store.InTx(ctx, func(tx appliance.Tx) error {
 		id, err := tx.CreateUser(ctx, u)
 		u.ID = id
 		return err
 	})
-	if errors.Is(err, ErrConflict) {
-		return User{}, Conflict("user %q already exists", username).Because(err)
+	if errors.Is(err, appliance.ErrConflict) {
+		return appliance.User{}, appliance.Conflict("user %q already exists", username).Because(err)
 	}
 	return u, err
 }
 
 // LoginResult is a successful password check and what must follow it.
 type LoginResult struct {
-	User     User
+	User     appliance.User
 	NextStep string // "", NextStepPasswordChange or NextStepTOTP
 }
 
@@ -204,7 +141,7 @@ type LoginResult struct {
 // in comparable time.
 func (a *Accounts) Login(ctx context.Context, username, password string) (LoginResult, error) {
 	u, err := a.store.UserByUsername(ctx, strings.TrimSpace(username))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, appliance.ErrNotFound) {
 		a.hasher.VerifyNobody(ctx, password)
 		return LoginResult{}, errBadLogin
 	}
@@ -219,7 +156,7 @@ func (a *Accounts) Login(ctx context.Context, username, password string) (LoginR
 		return LoginResult{}, errBadLogin
 	}
 	at := a.now().UTC()
-	if err := a.store.InTx(ctx, func(tx Tx) error { return tx.RecordLogin(ctx, u.ID, at) }); err != nil {
+	if err := a.store.InTx(ctx, func(tx appliance.Tx) error { return tx.RecordLogin(ctx, u.ID, at) }); err != nil {
 		return LoginResult{}, err
 	}
 	return LoginResult{User: u, NextStep: a.nextStep(u)}, nil
@@ -227,7 +164,7 @@ func (a *Accounts) Login(ctx context.Context, username, password string) (LoginR
 
 // checkPassword reports whether password is u's. A password longer than the policy allows
 // cannot be u's (the policy refused it when it was set) and costs the same work as any other.
-func (a *Accounts) checkPassword(ctx context.Context, u User, password string) (bool, error) {
+func (a *Accounts) checkPassword(ctx context.Context, u appliance.User, password string) (bool, error) {
 	if passwordLength(password) > maxPasswordLen {
 		a.hasher.VerifyNobody(ctx, password)
 		return false, nil
@@ -239,14 +176,14 @@ func (a *Accounts) checkPassword(ctx context.Context, u User, password string) (
 	return ok, nil
 }
 
-func (a *Accounts) nextStep(u User) string {
+func (a *Accounts) nextStep(u appliance.User) string {
 	if u.TOTPEnabled {
 		return NextStepTOTP
 	}
 	return a.passwordStep(u)
 }
 
-func (a *Accounts) passwordStep(u User) string {
+func (a *Accounts) passwordStep(u appliance.User) string {
 	if u.MustChangePassword {
 		return NextStepPasswordChange
 	}
@@ -257,10 +194,10 @@ func (a *Accounts) passwordStep(u User) string {
 }
 
 // PasswordStep tells whether u must change the password before anything else.
-func (a *Accounts) PasswordStep(u User) string { return a.passwordStep(u) }
+func (a *Accounts) PasswordStep(u appliance.User) string { return a.passwordStep(u) }
 
 // User loads a person by id (for a session).
-func (a *Accounts) User(ctx context.Context, id int64) (User, error) {
+func (a *Accounts) User(ctx context.Context, id int64) (appliance.User, error) {
 	return a.store.UserByID(ctx, id)
 }
 
@@ -277,10 +214,10 @@ func (a *Accounts) ChangePassword(ctx context.Context, userID int64, current, ne
 		return 0, err
 	}
 	if !ok {
-		return 0, Invalid("current_password", "match", "current password is wrong")
+		return 0, appliance.Invalid("current_password", "match", "current password is wrong")
 	}
 	if next == current {
-		return 0, Invalid("new_password", "different", "new password must differ from the current one")
+		return 0, appliance.Invalid("new_password", "different", "new password must differ from the current one")
 	}
 	return a.setPassword(ctx, u.ID, next, false)
 }
@@ -289,8 +226,8 @@ func (a *Accounts) ChangePassword(ctx context.Context, userID int64, current, ne
 // user's sessions; mustChange forces a change at the next login.
 func (a *Accounts) ResetPassword(ctx context.Context, username, password string, mustChange bool) error {
 	u, err := a.store.UserByUsername(ctx, strings.TrimSpace(username))
-	if errors.Is(err, ErrNotFound) {
-		return NotFound("user %q does not exist", username)
+	if errors.Is(err, appliance.ErrNotFound) {
+		return appliance.NotFound("user %q does not exist", username)
 	}
 	if err != nil {
 		return err
@@ -311,7 +248,7 @@ func (a *Accounts) setPassword(ctx context.Context, userID int64, password strin
 	}
 	at := a.now().UTC()
 	var gen int64
-	err = a.store.InTx(ctx, func(tx Tx) error {
+	err = a.store.InTx(ctx, func(tx appliance.Tx) error {
 		if err := tx.SetPassword(ctx, userID, hash, at, mustChange); err != nil {
 			return err
 		}
@@ -329,13 +266,13 @@ func (a *Accounts) BeginTOTP(ctx context.Context, userID int64) (secret, url str
 		return "", "", err
 	}
 	if u.TOTPEnabled {
-		return "", "", Conflict("two-factor authentication is already enabled")
+		return "", "", appliance.Conflict("two-factor authentication is already enabled")
 	}
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: a.opts.TOTPIssuer, AccountName: u.Username, Period: totpPeriod})
 	if err != nil {
 		return "", "", err
 	}
-	err = a.store.InTx(ctx, func(tx Tx) error { return tx.SetTOTP(ctx, userID, key.Secret(), false) })
+	err = a.store.InTx(ctx, func(tx appliance.Tx) error { return tx.SetTOTP(ctx, userID, key.Secret(), false) })
 	return key.Secret(), key.URL(), err
 }
 
@@ -347,16 +284,16 @@ func (a *Accounts) EnableTOTP(ctx context.Context, userID int64, password, code 
 		return err
 	}
 	if u.TOTPEnabled {
-		return Conflict("two-factor authentication is already enabled")
+		return appliance.Conflict("two-factor authentication is already enabled")
 	}
 	if u.TOTPSecret == "" {
-		return Invalid("code", "enrolment", "start the enrolment first")
+		return appliance.Invalid("code", "enrolment", "start the enrolment first")
 	}
 	if err := a.requirePassword(ctx, u, password); err != nil {
 		return err
 	}
-	return a.useCode(ctx, u, code, Invalid("code", "totp", "the code is wrong, expired or already used"),
-		func(tx Tx) error { return tx.SetTOTP(ctx, userID, u.TOTPSecret, true) })
+	return a.useCode(ctx, u, code, appliance.Invalid("code", "totp", "the code is wrong, expired or already used"),
+		func(tx appliance.Tx) error { return tx.SetTOTP(ctx, userID, u.TOTPSecret, true) })
 }
 
 // DisableTOTP turns off the user's own two-factor authentication; it needs the password
@@ -367,30 +304,30 @@ func (a *Accounts) DisableTOTP(ctx context.Context, userID int64, password, code
 		return err
 	}
 	if !u.TOTPEnabled {
-		return Conflict("two-factor authentication is not enabled")
+		return appliance.Conflict("two-factor authentication is not enabled")
 	}
 	if err := a.requirePassword(ctx, u, password); err != nil {
 		return err
 	}
-	return a.useCode(ctx, u, code, Invalid("code", "totp", "the code is wrong, expired or already used"),
-		func(tx Tx) error { return tx.SetTOTP(ctx, userID, "", false) })
+	return a.useCode(ctx, u, code, appliance.Invalid("code", "totp", "the code is wrong, expired or already used"),
+		func(tx appliance.Tx) error { return tx.SetTOTP(ctx, userID, "", false) })
 }
 
 // ResetTOTP turns off the two-factor authentication of user id of organization orgID (an
 // organization admin helping a person who lost the authenticator). A user of another
 // organization does not exist.
-func (a *Accounts) ResetTOTP(ctx context.Context, orgID, id int64) (User, error) {
+func (a *Accounts) ResetTOTP(ctx context.Context, orgID, id int64) (appliance.User, error) {
 	u, err := a.store.UserByID(ctx, id)
 	if err == nil && u.OrganizationID != orgID {
-		err = ErrNotFound
+		err = appliance.ErrNotFound
 	}
-	if errors.Is(err, ErrNotFound) {
-		return User{}, NotFound("user %d does not exist", id)
+	if errors.Is(err, appliance.ErrNotFound) {
+		return appliance.User{}, appliance.NotFound("user %d does not exist", id)
 	}
 	if err != nil {
-		return User{}, err
+		return appliance.User{}, err
 	}
-	return u, a.store.InTx(ctx, func(tx Tx) error { return tx.SetTOTP(ctx, u.ID, "", false) })
+	return u, a.store.InTx(ctx, func(tx appliance.Tx) error { return tx.SetTOTP(ctx, u.ID, "", false) })
 }
 
 // ResetTOTPByName is ResetTOTP for the operator command: username within orgName.
@@ -400,8 +337,8 @@ func (a *Accounts) ResetTOTPByName(ctx context.Context, orgName, username string
 		return err
 	}
 	u, err := a.store.UserInOrganization(ctx, org.ID, strings.TrimSpace(username))
-	if errors.Is(err, ErrNotFound) {
-		return NotFound("organization %q has no user %q", orgName, username)
+	if errors.Is(err, appliance.ErrNotFound) {
+		return appliance.NotFound("organization %q has no user %q", orgName, username)
 	}
 	if err != nil {
 		return err
@@ -417,7 +354,7 @@ func (a *Accounts) VerifyTOTP(ctx context.Context, userID int64, code string) (s
 	if err != nil {
 		return "", err
 	}
-	bad := Unauthorized("the code is wrong, expired or already used")
+	bad := appliance.Unauthorized("the code is wrong, expired or already used")
 	if !u.TOTPEnabled {
 		return "", bad
 	}
@@ -427,13 +364,13 @@ func (a *Accounts) VerifyTOTP(ctx context.Context, userID int64, code string) (s
 	return a.passwordStep(u), nil
 }
 
-func (a *Accounts) requirePassword(ctx context.Context, u User, password string) error {
+func (a *Accounts) requirePassword(ctx context.Context, u appliance.User, password string) error {
 	ok, err := a.checkPassword(ctx, u, password)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return Invalid("password", "match", "password is wrong")
+		return appliance.Invalid("password", "match", "password is wrong")
 	}
 	return nil
 }
@@ -441,12 +378,12 @@ func (a *Accounts) requirePassword(ctx context.Context, u User, password string)
 // useCode accepts code for u's secret once: its time step is recorded in the same
 // transaction as then (which may be nil), and a step not later than the last one recorded
 // is refused with bad, like a wrong code.
-func (a *Accounts) useCode(ctx context.Context, u User, code string, bad error, then func(Tx) error) error {
+func (a *Accounts) useCode(ctx context.Context, u appliance.User, code string, bad error, then func(appliance.Tx) error) error {
 	step, ok := totpStep(u.TOTPSecret, code, a.now())
 	if !ok || step <= u.TOTPLastStep {
 		return bad
 	}
-	err := a.store.InTx(ctx, func(tx Tx) error {
+	err := a.store.InTx(ctx, func(tx appliance.Tx) error {
 		if err := tx.UseTOTPStep(ctx, u.ID, step); err != nil {
 			return err
 		}
@@ -455,7 +392,7 @@ func (a *Accounts) useCode(ctx context.Context, u User, code string, bad error, 
 		}
 		return then(tx)
 	})
-	if errors.Is(err, ErrNotFound) { // a concurrent request used the same code first
+	if errors.Is(err, appliance.ErrNotFound) { // a concurrent request used the same code first
 		return bad
 	}
 	return err
@@ -497,34 +434,34 @@ func HashKey(key string) string {
 }
 
 // CreateAgentKey issues a key for the named organization; the plaintext is returned once.
-func (a *Accounts) CreateAgentKey(ctx context.Context, orgName, name string, scopes []string) (string, AgentKey, error) {
+func (a *Accounts) CreateAgentKey(ctx context.Context, orgName, name string, scopes []string) (string, appliance.AgentKey, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = "agent"
 	}
 	if len(name) > 100 {
-		return "", AgentKey{}, Invalid("name", "max_length", "key name must have at most 100 characters")
+		return "", appliance.AgentKey{}, appliance.Invalid("name", "max_length", "key name must have at most 100 characters")
 	}
 	if len(scopes) == 0 {
-		scopes = []string{ScopeAgent}
+		scopes = []string{appliance.ScopeAgent}
 	}
 	for _, s := range scopes {
-		if !knownScopes[s] {
-			return "", AgentKey{}, Invalid("scope", "enum", "unknown scope %q (known: agent, metrics)", s)
+		if !appliance.KnownScope(s) {
+			return "", appliance.AgentKey{}, appliance.Invalid("scope", "enum", "unknown scope %q (known: agent, metrics)", s)
 		}
 	}
 	org, err := a.Organization(ctx, orgName)
 	if err != nil {
-		return "", AgentKey{}, err
+		return "", appliance.AgentKey{}, err
 	}
 	raw := make([]byte, 24)
 	if _, err := rand.Read(raw); err != nil {
-		return "", AgentKey{}, err
+		return "", appliance.AgentKey{}, err
 	}
 	plain := agentKeyPrefix + hex.EncodeToString(raw)
-	k := AgentKey{OrganizationID: org.ID, Name: name, Hash: HashKey(plain), Prefix: plain[:len(agentKeyPrefix)+6],
+	k := appliance.AgentKey{OrganizationID: org.ID, Name: name, Hash: HashKey(plain), Prefix: plain[:len(agentKeyPrefix)+6],
 		Scopes: scopes, CreatedAt: a.now().UTC()}
-	err = a.store.InTx(ctx, func(tx Tx) error {
+	err = a.store.InTx(ctx, func(tx appliance.Tx) error {
 		id, err := tx.CreateAgentKey(ctx, k)
 		k.ID = id
 		return err
@@ -533,7 +470,7 @@ func (a *Accounts) CreateAgentKey(ctx context.Context, orgName, name string, sco
 }
 
 // AgentKeys lists the keys of the named organization.
-func (a *Accounts) AgentKeys(ctx context.Context, orgName string) ([]AgentKey, error) {
+func (a *Accounts) AgentKeys(ctx context.Context, orgName string) ([]appliance.AgentKey, error) {
 	org, err := a.Organization(ctx, orgName)
 	if err != nil {
 		return nil, err
@@ -548,9 +485,9 @@ func (a *Accounts) RevokeAgentKey(ctx context.Context, orgName string, id int64)
 		return err
 	}
 	at := a.now().UTC()
-	err = a.store.InTx(ctx, func(tx Tx) error { return tx.RevokeAgentKey(ctx, org.ID, id, at) })
-	if errors.Is(err, ErrNotFound) {
-		return NotFound("organization %q has no active key %d", orgName, id)
+	err = a.store.InTx(ctx, func(tx appliance.Tx) error { return tx.RevokeAgentKey(ctx, org.ID, id, at) })
+	if errors.Is(err, appliance.ErrNotFound) {
+		return appliance.NotFound("organization %q has no active key %d", orgName, id)
 	}
 	return err
 }
@@ -560,17 +497,17 @@ func (a *Accounts) RevokeAgentKey(ctx context.Context, orgName string, id int64)
 func (a *Accounts) AuthenticateAgent(ctx context.Context, key, scope string) (AgentPrincipal, error) {
 	key = strings.TrimSpace(key)
 	if key == "" {
-		return AgentPrincipal{}, Unauthorized("missing agent key (X-Agent-Key or X-API-Key)")
+		return AgentPrincipal{}, appliance.Unauthorized("missing agent key (X-Agent-Key or X-API-Key)")
 	}
 	k, err := a.store.AgentKeyByHash(ctx, HashKey(key))
-	if errors.Is(err, ErrNotFound) || (err == nil && !k.RevokedAt.IsZero()) {
-		return AgentPrincipal{}, Unauthorized("invalid or revoked agent key")
+	if errors.Is(err, appliance.ErrNotFound) || (err == nil && !k.RevokedAt.IsZero()) {
+		return AgentPrincipal{}, appliance.Unauthorized("invalid or revoked agent key")
 	}
 	if err != nil {
 		return AgentPrincipal{}, err
 	}
 	if !k.HasScope(scope) {
-		return AgentPrincipal{}, Forbidden("the key lacks the %q scope", scope)
+		return AgentPrincipal{}, appliance.Forbidden("the key lacks the %q scope", scope)
 	}
 	a.recordUse(ctx, k.ID)
 	return AgentPrincipal{KeyID: k.ID, OrganizationID: k.OrganizationID}, nil
@@ -587,5 +524,5 @@ func (a *Accounts) recordUse(ctx context.Context, keyID int64) {
 	}
 	a.touched[keyID] = now
 	a.touchMu.Unlock()
-	_ = a.store.InTx(ctx, func(tx Tx) error { return tx.TouchAgentKey(ctx, keyID, now) })
+	_ = a.store.InTx(ctx, func(tx appliance.Tx) error { return tx.TouchAgentKey(ctx, keyID, now) })
 }

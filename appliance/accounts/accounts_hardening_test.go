@@ -1,4 +1,4 @@
-package appliance_test
+package accounts_test
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 )
 
 // Passwords are counted in characters by the policy and by the login alike: every password
 // the policy accepts logs in, however many bytes its characters take.
 func TestMultiBytePasswordsLogIn(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	e.seedOrgUser(t, "acme", "alice")
 	for _, pw := range []string{
 		strings.Repeat("é", 200), // 200 characters, 400 bytes
@@ -44,7 +45,7 @@ func TestMultiBytePasswordsLogIn(t *testing.T) {
 
 func TestTOTPCodeIsAcceptedOnce(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	u := e.seedOrgUser(t, "acme", "erin")
 	secret := enableTOTP(t, e.accounts, u.ID)
 	code := nextCode(t, secret)
@@ -62,7 +63,7 @@ func TestTOTPCodeIsAcceptedOnce(t *testing.T) {
 
 func TestEnableTOTPNeedsThePassword(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	u := e.seedOrgUser(t, "acme", "erin")
 	secret, _, err := e.accounts.BeginTOTP(ctx, u.ID)
 	if err != nil {
@@ -85,7 +86,7 @@ func TestEnableTOTPNeedsThePassword(t *testing.T) {
 
 func TestDisableOwnTOTP(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	u := e.seedOrgUser(t, "acme", "erin")
 	secret := enableTOTP(t, e.accounts, u.ID)
 	code := nextCode(t, secret)
@@ -112,7 +113,7 @@ func TestDisableOwnTOTP(t *testing.T) {
 
 func TestResetTOTP(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	erin := e.seedOrgUser(t, "acme", "erin")
 	gus := e.seedOrgUser(t, "globex", "gus")
 	enableTOTP(t, e.accounts, erin.ID)
@@ -144,7 +145,7 @@ func TestResetTOTP(t *testing.T) {
 // An operator's password reset starts a new session generation like a change does.
 func TestResetPasswordEndsSessions(t *testing.T) {
 	ctx := context.Background()
-	e := newAccounts(t, appliance.DefaultAuthOptions())
+	e := newAccounts(t, accounts.DefaultAuthOptions())
 	u := e.seedOrgUser(t, "acme", "alice")
 	if err := e.accounts.ResetPassword(ctx, "alice", "another long password", false); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package appliance_test
+package accounts_test
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 )
 
 var phcArgon2id = regexp.MustCompile(`^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$`)
 
 func TestPasswordHashRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	h := appliance.NewPasswordHasher(2)
+	h := accounts.NewPasswordHasher(2)
 	hash, err := h.Hash(ctx, "correct horse battery")
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestPasswordHashRoundTrip(t *testing.T) {
 
 func TestPasswordVerifyMalformedHash(t *testing.T) {
 	ctx := context.Background()
-	h := appliance.NewPasswordHasher(1)
+	h := accounts.NewPasswordHasher(1)
 	good, err := h.Hash(ctx, "correct horse battery")
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestValidatePassword(t *testing.T) {
 		{"257 characters", strings.Repeat("a", 257), "max_length"},
 	}
 	for _, tt := range tests {
-		err := appliance.ValidatePassword("new_password", tt.password)
+		err := accounts.ValidatePassword("new_password", tt.password)
 		var ve *appliance.ValidationError
 		switch {
 		case tt.constraint == "" && err != nil:
