@@ -15,6 +15,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+
 	"github.com/spf13/cobra"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -23,7 +26,6 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
 	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
-	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 	"github.com/vulnkeeper/vulnkeeper/data"
 	"github.com/vulnkeeper/vulnkeeper/kbindex"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
@@ -169,7 +171,7 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	}
 	a.index = kbindex.NewLive(filepath.Join(cfg.Storage.DataDir, "kbindex"))
 	a.deps.Inventory = inventory.NewService(st, inventory.NewEngine(st, a.index, log), cfg.Agent, log)
-	a.deps.Containers, a.deps.Remediation = scans.NewContainers(st, log), scans.NewRemediation(st, log)
+	a.deps.Containers, a.deps.Remediation = containers.NewContainers(st, log), remediation.NewRemediation(st, log)
 	a.deps.KBSync = kbsync.NewClient(st, web.NewKBClient(), cfg.License, log)
 	a.deps.Inventory.OnFindingsChanged(a.autoResolve)
 	return a, nil

@@ -7,9 +7,8 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/container"
+	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/jsonarray"
-	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 )
 
 type containerScanRequest struct {
@@ -22,7 +21,7 @@ type containerScanRequest struct {
 type imageList []containerScanJSON
 
 func (l *imageList) UnmarshalJSON(raw []byte) error {
-	return cappedArray(raw, "images", container.MaxImagesPerRequest, (*[]containerScanJSON)(l))
+	return cappedArray(raw, "images", containers.MaxImagesPerRequest, (*[]containerScanJSON)(l))
 }
 
 type containerScanJSON struct {
@@ -84,7 +83,7 @@ func toContainerJSON(img appliance.ContainerImage) containerJSON {
 		OrganizationID: img.OrganizationID, LastScanned: img.LastScanned, VulnerabilityCount: counts}
 }
 
-func toContainerDetailJSON(d scans.ContainerDetail) containerDetailJSON {
+func toContainerDetailJSON(d containers.ContainerDetail) containerDetailJSON {
 	out := containerDetailJSON{containerJSON: toContainerJSON(d.ContainerImage), Vulnerabilities: make([]containerVulnJSON, 0, len(d.Findings))}
 	for _, f := range d.Findings {
 		v := containerVulnJSON{CVEID: f.CVEID, PackageName: f.PackageName, InstalledVersion: f.InstalledVersion,
@@ -104,9 +103,9 @@ func (s *Server) containerScan(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	images := make([]scans.ImageScan, len(req.Images))
+	images := make([]containers.ImageScan, len(req.Images))
 	for i, img := range req.Images {
-		images[i] = scans.ImageScan{Reference: img.ImageName, ImageID: img.ImageID, ScanResults: img.ScanResults}
+		images[i] = containers.ImageScan{Reference: img.ImageName, ImageID: img.ImageID, ScanResults: img.ScanResults}
 	}
 	res, err := s.containers.Submit(r.Context(), currentAgent(r).OrganizationID, req.Hostname, images)
 	if err != nil {
@@ -141,7 +140,7 @@ func containerFilter(r *http.Request, orgID int64) (appliance.ContainerFilter, e
 	if err := allowQuery(r, "page", "per_page", "severity", "search", "hostname", "organization_id"); err != nil {
 		return appliance.ContainerFilter{}, err
 	}
-	pg, err := parsePage(r, scans.DefaultContainersPerPage, scans.MaxContainersPerPage)
+	pg, err := parsePage(r, containers.DefaultContainersPerPage, containers.MaxContainersPerPage)
 	if err != nil {
 		return appliance.ContainerFilter{}, err
 	}

@@ -6,16 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 )
 
 const conformanceScan = "../../shared/conformance/fixtures/container-scan.json"
 
 // attachScans gives env's server the container and remediation services over its store.
 func attachScans(env *testEnv) {
-	env.Server.containers = scans.NewContainers(env.Store, nil)
-	env.Server.remediation = scans.NewRemediation(env.Store, nil)
+	env.Server.containers = containers.NewContainers(env.Store, nil)
+	env.Server.remediation = remediation.NewRemediation(env.Store, nil)
 }
 
 // scanFixture is the conformance suite's two-image submission (real Trivy entries).

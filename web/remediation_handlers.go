@@ -4,10 +4,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 )
 
 type assignmentRequest struct {
@@ -21,8 +22,8 @@ type assignmentRequest struct {
 	Status     *string `json:"status"`
 }
 
-func (req assignmentRequest) input() scans.Input {
-	return scans.Input{AssignedTo: req.AssignedTo, MatchID: req.MatchID, ProductID: req.ProductID, CVEID: req.CVEID,
+func (req assignmentRequest) input() remediation.Input {
+	return remediation.Input{AssignedTo: req.AssignedTo, MatchID: req.MatchID, ProductID: req.ProductID, CVEID: req.CVEID,
 		Priority: req.Priority, DueDate: req.DueDate, Notes: req.Notes, Status: req.Status}
 }
 
@@ -90,7 +91,7 @@ func dateOrNil(t time.Time) *string {
 	return &d
 }
 
-func toAssignmentJSON(rec scans.Record) assignmentJSON {
+func toAssignmentJSON(rec remediation.Record) assignmentJSON {
 	a := rec.Assignment
 	return assignmentJSON{ID: a.ID, Status: a.Status, AssignedTo: optional(a.AssignedToName), MatchID: optional(a.MatchID),
 		ProductID: optional(a.ProductID), ProductName: optional(a.ProductName), CVEID: optional(a.CVEID), Priority: a.Priority,
@@ -98,7 +99,7 @@ func toAssignmentJSON(rec scans.Record) assignmentJSON {
 		CreatedBy: optional(a.CreatedByName), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ResolvedAt: optional(a.ResolvedAt)}
 }
 
-func toAssignmentDetailJSON(rec scans.Record) assignmentDetailJSON {
+func toAssignmentDetailJSON(rec remediation.Record) assignmentDetailJSON {
 	out := assignmentDetailJSON{assignmentJSON: toAssignmentJSON(rec), History: make([]assignmentEventJSON, 0, len(rec.History))}
 	for _, e := range rec.History {
 		out.History = append(out.History, assignmentEventJSON{At: e.At, FromStatus: optional(e.From), ToStatus: e.To,
@@ -140,7 +141,7 @@ func assignmentFilter(r *http.Request, orgID int64) (appliance.AssignmentFilter,
 		"search", "sort", "order"); err != nil {
 		return appliance.AssignmentFilter{}, err
 	}
-	pg, err := parsePage(r, scans.DefaultAssignmentsPerPage, scans.MaxAssignmentsPerPage)
+	pg, err := parsePage(r, remediation.DefaultAssignmentsPerPage, remediation.MaxAssignmentsPerPage)
 	if err != nil {
 		return appliance.AssignmentFilter{}, err
 	}
@@ -161,7 +162,7 @@ func assignmentFilter(r *http.Request, orgID int64) (appliance.AssignmentFilter,
 	if f.Desc, err = queryOrder(r, f.Sort != "" && f.Sort != "due_date"); err != nil {
 		return f, err
 	}
-	return f, scans.ValidateAssignmentFilter(f)
+	return f, remediation.ValidateAssignmentFilter(f)
 }
 
 func (s *Server) getAssignment(w http.ResponseWriter, r *http.Request) {
@@ -239,7 +240,7 @@ func (s *Server) putSLAPolicy(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	in := scans.PolicyInput{Critical: req.Critical, High: req.High, Medium: req.Medium, Low: req.Low}
+	in := remediation.PolicyInput{Critical: req.Critical, High: req.High, Medium: req.Medium, Low: req.Low}
 	p, err := s.remediation.UpdatePolicy(r.Context(), currentUser(r), in)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+
 	"github.com/alexedwards/scs/v2"
 	"github.com/julienschmidt/httprouter"
 
@@ -21,7 +24,6 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
-	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 )
 
 // Options configure the listener and the HTTP server.
@@ -61,8 +63,8 @@ type Deps struct {
 	Accounts      *accounts.Accounts
 	AgentConfig   appliance.AgentConfig
 	Inventory     *inventory.Service
-	Containers    *scans.Containers
-	Remediation   *scans.Remediation
+	Containers    *containers.Containers
+	Remediation   *remediation.Remediation
 	Licensing     *licensing.Server
 	KBSync        *kbsync.Client
 	Sessions      scs.Store
@@ -78,8 +80,8 @@ type Server struct {
 	accounts    *accounts.Accounts
 	agentCfg    appliance.AgentConfig
 	inventory   *inventory.Service
-	containers  *scans.Containers
-	remediation *scans.Remediation
+	containers  *containers.Containers
+	remediation *remediation.Remediation
 	licensing   *licensing.Server
 	kbsync      *kbsync.Client
 	sessions    *scs.SessionManager

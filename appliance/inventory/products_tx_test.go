@@ -6,10 +6,11 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
-	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
 )
 
 // raceStore is the real store with a hook that runs just before each write transaction
@@ -96,9 +97,9 @@ func TestAutoResolutionSurvivesAClientThatLeftAfterTheCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rem := scans.NewRemediation(w.store, nil)
+	rem := remediation.NewRemediation(w.store, nil)
 	id := w.product(t, "openssl", "openssl", "1.1.1k").ID
-	a, err := rem.Create(context.Background(), admin, scans.Input{AssignedTo: ptr("alice"), ProductID: ptr(id)})
+	a, err := rem.Create(context.Background(), admin, remediation.Input{AssignedTo: ptr("alice"), ProductID: ptr(id)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package container
+package containers
 
 import (
 	"encoding/json"

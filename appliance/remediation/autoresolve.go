@@ -1,4 +1,4 @@
-package scans
+package remediation
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 )
 
 // AutoResolve moves every open or in-progress assignment whose finding has disappeared
@@ -14,10 +13,11 @@ import (
 // the organization) to resolved, with a system event in its history. Call it after an
 // inventory submission, a re-match or a product deletion; container scans call it themselves.
 func (r *Remediation) AutoResolve(ctx context.Context) (int, error) {
-	return autoResolve(ctx, r.store, r.now)
+	return ResolveVanished(ctx, r.store, r.now)
 }
 
-func autoResolve(ctx context.Context, store appliance.Store, now func() time.Time) (int, error) {
+// ResolveVanished is AutoResolve for callers that hold no Remediation (container scans).
+func ResolveVanished(ctx context.Context, store appliance.Store, now func() time.Time) (int, error) {
 	candidates, err := store.VanishedAssignments(ctx)
 	if err != nil || len(candidates) == 0 {
 		return 0, err
@@ -42,7 +42,7 @@ func autoResolve(ctx context.Context, store appliance.Store, now func() time.Tim
 
 func resolveVanished(ctx context.Context, tx appliance.Tx, a appliance.Assignment, at time.Time) error {
 	from := a.Status
-	a.Status, a.ResolvedAt, a.UpdatedAt = string(remediation.StatusResolved), at, at
+	a.Status, a.ResolvedAt, a.UpdatedAt = string(StatusResolved), at, at
 	if err := tx.UpdateAssignment(ctx, a); err != nil {
 		return fmt.Errorf("resolve assignment %d: %w", a.ID, err)
 	}

@@ -1,4 +1,4 @@
-package scans_test
+package containers_test
 
 import (
 	"context"
@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
+	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 )
 
 // report2000 is a 2,000-finding Trivy report made of the real entries of the Juice Shop scan,
@@ -17,7 +18,7 @@ func report2000(tb testing.TB) []byte {
 	var report struct {
 		Results []struct{ Vulnerabilities []map[string]any }
 	}
-	if err := json.Unmarshal(readFile(tb, filepath.Join(trivyDir, "backline-e2e-juice-shop_repo.json")), &report); err != nil {
+	if err := json.Unmarshal(storetest.ReadFile(tb, filepath.Join(storetest.TrivyDir, "backline-e2e-juice-shop_repo.json")), &report); err != nil {
 		tb.Fatal(err)
 	}
 	var real []map[string]any
@@ -42,14 +43,14 @@ func report2000(tb testing.TB) []byte {
 }
 
 func TestIngest2000(t *testing.T) {
-	w := newWorld(t)
-	img := scans.ImageScan{Reference: "juice-shop:latest", ImageID: digestA, ScanResults: report2000(t)}
+	w := storetest.NewWorld(t)
+	img := containers.ImageScan{Reference: "juice-shop:latest", ImageID: storetest.DigestA, ScanResults: report2000(t)}
 	for range 2 { // the second submission replaces the first's 2,000 findings
-		if res := w.submit(t, w.acme, "bench", img); res.Vulnerabilities != 2000 {
+		if res := w.Submit(t, w.Acme, "bench", img); res.Vulnerabilities != 2000 {
 			t.Fatalf("stored %d findings, want 2000", res.Vulnerabilities)
 		}
 	}
-	d, err := w.containers.Get(context.Background(), w.acme, digestA)
+	d, err := w.Containers.Get(context.Background(), w.Acme, storetest.DigestA)
 	if err != nil || len(d.Findings) != 2000 {
 		t.Fatalf("detail has %d findings (%v), want 2000", len(d.Findings), err)
 	}
@@ -58,11 +59,11 @@ func TestIngest2000(t *testing.T) {
 // BenchmarkIngest2000 submits (and so replaces) a 2,000-finding Trivy report on a real
 // SQLite file through the service: parse, validate, one transaction. Target: ≤ 100 ms.
 func BenchmarkIngest2000(b *testing.B) {
-	w := newWorld(b)
-	img := scans.ImageScan{Reference: "juice-shop:latest", ImageID: digestA, ScanResults: report2000(b)}
+	w := storetest.NewWorld(b)
+	img := containers.ImageScan{Reference: "juice-shop:latest", ImageID: storetest.DigestA, ScanResults: report2000(b)}
 	b.SetBytes(int64(len(img.ScanResults)))
 	b.ReportAllocs()
 	for b.Loop() {
-		w.submit(b, w.acme, "bench", img)
+		w.Submit(b, w.Acme, "bench", img)
 	}
 }

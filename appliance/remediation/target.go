@@ -1,4 +1,4 @@
-package scans
+package remediation
 
 import (
 	"context"

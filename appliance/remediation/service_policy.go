@@ -1,4 +1,4 @@
-package scans
+package remediation
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 )
 
 // PolicyInput is a partial SLA update; nil windows keep their value.
@@ -19,7 +18,7 @@ type PolicyInput struct {
 func (r *Remediation) Policy(ctx context.Context, orgID int64) (appliance.SLAPolicy, error) {
 	p, err := r.store.SLAPolicy(ctx, orgID)
 	if errors.Is(err, appliance.ErrNotFound) {
-		d := remediation.DefaultPolicy()
+		d := DefaultPolicy()
 		return appliance.SLAPolicy{OrganizationID: orgID, Critical: d.Critical, High: d.High, Medium: d.Medium, Low: d.Low}, nil
 	}
 	return p, err
@@ -51,32 +50,32 @@ func (r *Remediation) UpdatePolicy(ctx context.Context, actor appliance.User, in
 	return p, err
 }
 
-func toPolicy(p appliance.SLAPolicy) remediation.Policy {
-	return remediation.Policy{Critical: p.Critical, High: p.High, Medium: p.Medium, Low: p.Low}
+func toPolicy(p appliance.SLAPolicy) Policy {
+	return Policy{Critical: p.Critical, High: p.High, Medium: p.Medium, Low: p.Low}
 }
 
 // dueDate is the given ISO date, or the SLA's date for the most severe finding. The KEV due
 // date of that finding is returned beside it, for display.
 func (r *Remediation) dueDate(ctx context.Context, orgID int64, given *string, findings []appliance.FindingFacts, now time.Time) (due, kevDue time.Time, err error) {
-	driving := remediation.MostSevere(slaFindings(findings))
+	driving := MostSevere(slaFindings(findings))
 	if driving.KEV {
 		kevDue = driving.KEVDue
 	}
 	if given != nil && strings.TrimSpace(*given) != "" {
-		due, err = remediation.ParseDueDate(strings.TrimSpace(*given))
+		due, err = ParseDueDate(strings.TrimSpace(*given))
 		return due, kevDue, err
 	}
 	p, err := r.Policy(ctx, orgID)
 	if err != nil {
 		return time.Time{}, time.Time{}, err
 	}
-	return remediation.DueDate(toPolicy(p), driving, now), kevDue, nil
+	return DueDate(toPolicy(p), driving, now), kevDue, nil
 }
 
-func slaFindings(facts []appliance.FindingFacts) []remediation.Finding {
-	out := make([]remediation.Finding, len(facts))
+func slaFindings(facts []appliance.FindingFacts) []Finding {
+	out := make([]Finding, len(facts))
 	for i, f := range facts {
-		out[i] = remediation.Finding{Severity: strings.ToLower(f.Severity), KEV: f.KEV, KEVDue: f.KEVDue}
+		out[i] = Finding{Severity: strings.ToLower(f.Severity), KEV: f.KEV, KEVDue: f.KEVDue}
 	}
 	return out
 }

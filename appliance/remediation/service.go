@@ -1,4 +1,4 @@
-package scans
+package remediation
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 )
 
 // Remediation manages remediation assignments and the organization's SLA policy.
@@ -63,7 +62,7 @@ func requireAdmin(actor appliance.User) error {
 }
 
 func (r *Remediation) record(a appliance.Assignment) Record {
-	return Record{Assignment: a, Overdue: remediation.Overdue(remediation.Status(a.Status), a.DueDate, r.now())}
+	return Record{Assignment: a, Overdue: Overdue(Status(a.Status), a.DueDate, r.now())}
 }
 
 // Create hands a finding to a person of the actor's organization (org_admin only). Without a
@@ -77,7 +76,7 @@ func (r *Remediation) Create(ctx context.Context, actor appliance.User, in Input
 	if err != nil {
 		return Record{}, err
 	}
-	priority, err := remediation.ParsePriority(deref(in.Priority))
+	priority, err := ParsePriority(deref(in.Priority))
 	if err != nil {
 		return Record{}, err
 	}
@@ -90,7 +89,7 @@ func (r *Remediation) Create(ctx context.Context, actor appliance.User, in Input
 		return Record{}, err
 	}
 	now := r.now().UTC()
-	a := appliance.Assignment{OrganizationID: orgID, Status: string(remediation.StatusOpen), AssignedTo: assignee.ID,
+	a := appliance.Assignment{OrganizationID: orgID, Status: string(StatusOpen), AssignedTo: assignee.ID,
 		MatchID: t.matchID, ProductID: t.productID, CVEID: t.cveID, Priority: string(priority), Notes: notes,
 		WatchFinding: t.present, CreatedBy: actor.ID, CreatedAt: now, UpdatedAt: now}
 	if a.DueDate, a.KEVDueDate, err = r.dueDate(ctx, orgID, in.DueDate, t.findings, now); err != nil {
@@ -168,3 +167,7 @@ func (r *Remediation) Delete(ctx context.Context, actor appliance.User, id int64
 	err := r.store.InTx(ctx, func(tx appliance.Tx) error { return tx.DeleteAssignment(ctx, actor.OrganizationID, id) })
 	return assignmentErr(err, id)
 }
+
+// SetClock makes the service read the time from now instead of the wall clock (tests and
+// replays).
+func (x *Remediation) SetClock(now func() time.Time) { x.now = now }

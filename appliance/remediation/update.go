@@ -1,11 +1,10 @@
-package scans
+package remediation
 
 import (
 	"context"
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 )
 
 var assignmentSorts = map[string]bool{"due_date": true, "priority": true, "created_at": true, "updated_at": true}
@@ -14,12 +13,12 @@ var assignmentSorts = map[string]bool{"due_date": true, "priority": true, "creat
 // the caller's.
 func ValidateAssignmentFilter(f appliance.AssignmentFilter) error {
 	if f.Status != "" {
-		if _, err := remediation.ParseStatus(f.Status); err != nil {
+		if _, err := ParseStatus(f.Status); err != nil {
 			return err
 		}
 	}
 	if f.Priority != "" {
-		if _, err := remediation.ParsePriority(f.Priority); err != nil {
+		if _, err := ParsePriority(f.Priority); err != nil {
 			return err
 		}
 	}
@@ -63,7 +62,7 @@ func (r *Remediation) Update(ctx context.Context, actor appliance.User, id int64
 	now := r.now().UTC()
 	a.UpdatedAt = now
 	if a.Status != from {
-		a.ResolvedAt = closedAt(remediation.Status(a.Status), now)
+		a.ResolvedAt = closedAt(Status(a.Status), now)
 	}
 	err = r.store.InTx(ctx, func(tx appliance.Tx) error {
 		if err := tx.UpdateAssignment(ctx, a); err != nil {
@@ -82,7 +81,7 @@ func (r *Remediation) Update(ctx context.Context, actor appliance.User, id int64
 }
 
 // closedAt is when an assignment entering status was closed: now, or zero when reopened.
-func closedAt(status remediation.Status, now time.Time) time.Time {
+func closedAt(status Status, now time.Time) time.Time {
 	if status.Active() {
 		return time.Time{}
 	}
@@ -108,11 +107,11 @@ func (r *Remediation) apply(ctx context.Context, a *appliance.Assignment, in Inp
 		a.Notes = notes
 	}
 	if in.Status != nil {
-		to, err := remediation.ParseStatus(*in.Status)
+		to, err := ParseStatus(*in.Status)
 		if err != nil {
 			return err
 		}
-		if err := remediation.Transition(remediation.Status(a.Status), to, a.Notes); err != nil {
+		if err := Transition(Status(a.Status), to, a.Notes); err != nil {
 			return err
 		}
 		a.Status = string(to)
@@ -129,14 +128,14 @@ func (r *Remediation) applyFields(ctx context.Context, a *appliance.Assignment, 
 		a.AssignedTo = u.ID
 	}
 	if in.Priority != nil {
-		p, err := remediation.ParsePriority(*in.Priority)
+		p, err := ParsePriority(*in.Priority)
 		if err != nil {
 			return err
 		}
 		a.Priority = string(p)
 	}
 	if in.DueDate != nil {
-		due, err := remediation.ParseDueDate(*in.DueDate)
+		due, err := ParseDueDate(*in.DueDate)
 		if err != nil {
 			return err
 		}

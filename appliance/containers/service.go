@@ -1,6 +1,4 @@
-// Package scans holds the services of container-image scans and of remediation
-// assignments: validation, one transaction per write, SLA due dates and auto-resolution.
-package scans
+package containers
 
 import (
 	"context"
@@ -11,7 +9,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/container"
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 )
 
 // Containers ingests container-image scans and serves the scanned images.
@@ -64,7 +62,7 @@ func (c *Containers) Submit(ctx context.Context, orgID int64, hostname string, i
 	if hostname == "" || len(hostname) > maxHostname {
 		return SubmitResult{}, appliance.Invalid("hostname", "required", "hostname must have 1 to %d characters", maxHostname)
 	}
-	if err := container.ValidateImageCount(len(images)); err != nil {
+	if err := ValidateImageCount(len(images)); err != nil {
 		return SubmitResult{}, err
 	}
 	now := c.now().UTC()
@@ -99,7 +97,7 @@ func (c *Containers) Submit(ctx context.Context, orgID int64, hostname string, i
 // resolveVanished closes assignments whose CVE a rescan removed; a failure only delays that.
 // The scan is committed, so a client that disconnects does not cancel this.
 func (c *Containers) resolveVanished(ctx context.Context) {
-	if _, err := autoResolve(context.WithoutCancel(ctx), c.store, c.now); err != nil {
+	if _, err := remediation.ResolveVanished(context.WithoutCancel(ctx), c.store, c.now); err != nil {
 		c.log.Warn("auto-resolution after a container scan failed", slog.Any("error", err))
 	}
 }
@@ -126,17 +124,17 @@ func parseImages(orgID int64, hostname string, images []ImageScan, now time.Time
 }
 
 func parseImage(i int, img ImageScan) (parsedImage, error) {
-	name, tag, digest, err := container.ParseImageRef(strings.TrimSpace(img.Reference))
+	name, tag, digest, err := ParseImageRef(strings.TrimSpace(img.Reference))
 	if err != nil {
 		return parsedImage{}, indexed(i, err)
 	}
-	if err := container.ValidateImageID(i, img.ImageID); err != nil {
+	if err := ValidateImageID(i, img.ImageID); err != nil {
 		return parsedImage{}, err
 	}
 	if len(img.ScanResults) == 0 {
 		return parsedImage{}, appliance.Invalid(fmt.Sprintf("images[%d].scan_results", i), "required", "scan_results is required")
 	}
-	scan, err := container.ParseScan(img.ScanResults)
+	scan, err := ParseScan(img.ScanResults)
 	if err != nil {
 		return parsedImage{}, indexed(i, err)
 	}
@@ -153,7 +151,7 @@ func indexed(i int, err error) error {
 	return appliance.Invalid(fmt.Sprintf("images[%d].%s", i, ve.Field), ve.Constraint, "%s", ve.Message)
 }
 
-func toFindings(vs []container.Vulnerability) []appliance.ContainerFinding {
+func toFindings(vs []Vulnerability) []appliance.ContainerFinding {
 	out := make([]appliance.ContainerFinding, len(vs))
 	for i, v := range vs {
 		out[i] = appliance.ContainerFinding{CVEID: v.CVEID, PackageName: v.PackageName, InstalledVersion: v.InstalledVersion,
@@ -162,3 +160,7 @@ func toFindings(vs []container.Vulnerability) []appliance.ContainerFinding {
 	}
 	return out
 }
+
+// SetClock makes the service read the time from now instead of the wall clock (tests and
+// replays).
+func (x *Containers) SetClock(now func() time.Time) { x.now = now }

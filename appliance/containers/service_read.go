@@ -1,4 +1,4 @@
-package scans
+package containers
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/container"
 )
 
 // ContainerDetail is an image record with its findings.
@@ -20,7 +19,7 @@ type ContainerDetail struct {
 func ValidateContainerFilter(f *appliance.ContainerFilter) error {
 	if f.Severity != "" {
 		sev := strings.ToUpper(strings.TrimSpace(f.Severity))
-		if container.NormalizeSeverity(sev) != sev {
+		if NormalizeSeverity(sev) != sev {
 			return appliance.Invalid("severity", "enum", "severity must be one of critical, high, medium, low, unknown")
 		}
 		f.Severity = sev

@@ -1,6 +1,6 @@
 // Package container parses container-image references and the JSON reports of image
 // vulnerability scanners (Trivy, Grype) into one scanner-neutral form.
-package container
+package containers
 
 import (
 	"fmt"

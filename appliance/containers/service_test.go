@@ -1,4 +1,4 @@
-package scans_test
+package containers_test
 
 import (
 	"context"
@@ -10,29 +10,29 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/container"
-	"github.com/vulnkeeper/vulnkeeper/appliance/scans"
+	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 )
 
 // Every real Trivy and Grype report is stored with exactly the findings the parser keeps,
 // under the format it was written in.
 func TestSubmitRealReportsOfBothScanners(t *testing.T) {
-	w := newWorld(t)
+	w := storetest.NewWorld(t)
 	ctx := context.Background()
-	files := append(jsonFiles(t, trivyDir), jsonFiles(t, grypeDir)...)
+	files := append(storetest.JSONFiles(t, storetest.TrivyDir), storetest.JSONFiles(t, storetest.GrypeDir)...)
 	for i, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			raw := readFile(t, file)
-			want, err := container.ParseScan(raw)
+			raw := storetest.ReadFile(t, file)
+			want, err := containers.ParseScan(raw)
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
 			id := fmt.Sprintf("sha256:%064x", i+1)
-			res := w.submit(t, w.acme, "host-real", scans.ImageScan{Reference: fmt.Sprintf("app%d:1.0", i), ImageID: id, ScanResults: raw})
+			res := w.Submit(t, w.Acme, "host-real", containers.ImageScan{Reference: fmt.Sprintf("app%d:1.0", i), ImageID: id, ScanResults: raw})
 			if res.Images != 1 || res.Vulnerabilities != len(want.Vulnerabilities) {
 				t.Fatalf("result %+v, want 1 image and %d findings", res, len(want.Vulnerabilities))
 			}
-			d, err := w.containers.Get(ctx, w.acme, id)
+			d, err := w.Containers.Get(ctx, w.Acme, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestSubmitRealReportsOfBothScanners(t *testing.T) {
 }
 
 func TestImageReferenceForms(t *testing.T) {
-	w := newWorld(t)
+	w := storetest.NewWorld(t)
 	ctx := context.Background()
 	repoDigest := "sha256:" + strings.Repeat("ab", 32)
 	tests := []struct {
@@ -62,8 +62,8 @@ func TestImageReferenceForms(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.ref, func(t *testing.T) {
 			id := fmt.Sprintf("sha256:%064x", i+100)
-			w.submit(t, w.acme, "refs", scans.ImageScan{Reference: tt.ref, ImageID: id, ScanResults: trivyReport(t)})
-			d, err := w.containers.Get(ctx, w.acme, id)
+			w.Submit(t, w.Acme, "refs", containers.ImageScan{Reference: tt.ref, ImageID: id, ScanResults: storetest.TrivyReport(t)})
+			d, err := w.Containers.Get(ctx, w.Acme, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,24 +73,24 @@ func TestImageReferenceForms(t *testing.T) {
 		})
 	}
 	// The repository digest finds the record too (the newest of the two that carry it).
-	if d, err := w.containers.Get(ctx, w.acme, repoDigest); err != nil || d.Name != "host.io/app" {
+	if d, err := w.Containers.Get(ctx, w.Acme, repoDigest); err != nil || d.Name != "host.io/app" {
 		t.Errorf("by repository digest: %+v, %v", d.ContainerImage, err)
 	}
 }
 
 func TestRescanReplacesFindingsPerHost(t *testing.T) {
-	w := newWorld(t)
+	w := storetest.NewWorld(t)
 	ctx := context.Background()
-	first := scans.ImageScan{Reference: "nginx:1.21", ImageID: digestA,
-		ScanResults: trivyReport(t, [2]string{"CVE-1", "HIGH"}, [2]string{"CVE-2", "LOW"})}
-	w.submit(t, w.acme, "host-1", first)
-	w.submit(t, w.acme, "host-2", first)
-	*w.clock = w.clock.Add(time.Hour)
+	first := containers.ImageScan{Reference: "nginx:1.21", ImageID: storetest.DigestA,
+		ScanResults: storetest.TrivyReport(t, [2]string{"CVE-1", "HIGH"}, [2]string{"CVE-2", "LOW"})}
+	w.Submit(t, w.Acme, "host-1", first)
+	w.Submit(t, w.Acme, "host-2", first)
+	*w.Clock = w.Clock.Add(time.Hour)
 	rescan := first
-	rescan.ScanResults = trivyReport(t, [2]string{"CVE-3", "CRITICAL"})
-	w.submit(t, w.acme, "host-1", rescan)
+	rescan.ScanResults = storetest.TrivyReport(t, [2]string{"CVE-3", "CRITICAL"})
+	w.Submit(t, w.Acme, "host-1", rescan)
 
-	items, total, err := w.containers.List(ctx, appliance.ContainerFilter{OrganizationID: w.acme, Page: 1, PerPage: 25})
+	items, total, err := w.Containers.List(ctx, appliance.ContainerFilter{OrganizationID: w.Acme, Page: 1, PerPage: 25})
 	if err != nil || total != 2 {
 		t.Fatalf("list: %d records, %v; want 2", total, err)
 	}
@@ -98,10 +98,10 @@ func TestRescanReplacesFindingsPerHost(t *testing.T) {
 	for _, img := range items {
 		byHost[img.Hostname] = img
 	}
-	if c := byHost["host-1"].Counts; c != (appliance.SeverityCounts{Critical: 1}) || !byHost["host-1"].LastScanned.Equal(*w.clock) {
+	if c := byHost["host-1"].Counts; c != (appliance.SeverityCounts{Critical: 1}) || !byHost["host-1"].LastScanned.Equal(*w.Clock) {
 		t.Errorf("host-1 after rescan: %+v", byHost["host-1"])
 	}
-	if c := byHost["host-2"].Counts; c != (appliance.SeverityCounts{High: 1, Low: 1}) || !byHost["host-2"].LastScanned.Equal(today) {
+	if c := byHost["host-2"].Counts; c != (appliance.SeverityCounts{High: 1, Low: 1}) || !byHost["host-2"].LastScanned.Equal(storetest.Today) {
 		t.Errorf("host-2 untouched: %+v", byHost["host-2"])
 	}
 	if items[0].Hostname != "host-1" {
@@ -111,44 +111,44 @@ func TestRescanReplacesFindingsPerHost(t *testing.T) {
 
 // One invalid image refuses the whole submission and stores nothing.
 func TestSubmitRefusesInvalidImagesAtomically(t *testing.T) {
-	w := newWorld(t)
+	w := storetest.NewWorld(t)
 	ctx := context.Background()
-	good := scans.ImageScan{Reference: "nginx:1.21", ImageID: digestA, ScanResults: trivyReport(t, [2]string{"CVE-1", "HIGH"})}
-	tooMany := make([]scans.ImageScan, container.MaxImagesPerRequest+1)
+	good := containers.ImageScan{Reference: "nginx:1.21", ImageID: storetest.DigestA, ScanResults: storetest.TrivyReport(t, [2]string{"CVE-1", "HIGH"})}
+	tooMany := make([]containers.ImageScan, containers.MaxImagesPerRequest+1)
 	for i := range tooMany {
 		tooMany[i] = good
 	}
 	tests := []struct {
 		name   string
 		host   string
-		images []scans.ImageScan
+		images []containers.ImageScan
 		field  string
 	}{
-		{"bad image id", "h", []scans.ImageScan{good, {Reference: "x:1", ImageID: "sha256:00", ScanResults: trivyReport(t)}}, "images[1].image_id"},
-		{"bad reference", "h", []scans.ImageScan{good, {Reference: "UPPER/Case:1", ImageID: digestB, ScanResults: trivyReport(t)}}, "images[1].image_name"},
-		{"malformed report", "h", []scans.ImageScan{good, {Reference: "x:1", ImageID: digestB, ScanResults: []byte(`{"Results":"nope"}`)}}, "images[1].scan_results"},
-		{"missing report", "h", []scans.ImageScan{{Reference: "x:1", ImageID: digestB}}, "images[0].scan_results"},
-		{"no hostname", " ", []scans.ImageScan{good}, "hostname"},
+		{"bad image id", "h", []containers.ImageScan{good, {Reference: "x:1", ImageID: "sha256:00", ScanResults: storetest.TrivyReport(t)}}, "images[1].image_id"},
+		{"bad reference", "h", []containers.ImageScan{good, {Reference: "UPPER/Case:1", ImageID: storetest.DigestB, ScanResults: storetest.TrivyReport(t)}}, "images[1].image_name"},
+		{"malformed report", "h", []containers.ImageScan{good, {Reference: "x:1", ImageID: storetest.DigestB, ScanResults: []byte(`{"Results":"nope"}`)}}, "images[1].scan_results"},
+		{"missing report", "h", []containers.ImageScan{{Reference: "x:1", ImageID: storetest.DigestB}}, "images[0].scan_results"},
+		{"no hostname", " ", []containers.ImageScan{good}, "hostname"},
 		{"too many images", "h", tooMany, "images"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.containers.Submit(ctx, w.acme, tt.host, tt.images)
-			wantValidation(t, err, tt.field)
+			_, err := w.Containers.Submit(ctx, w.Acme, tt.host, tt.images)
+			storetest.WantValidation(t, err, tt.field)
 		})
 	}
-	if _, total, err := w.containers.List(ctx, appliance.ContainerFilter{OrganizationID: w.acme, Page: 1, PerPage: 25}); err != nil || total != 0 {
+	if _, total, err := w.Containers.List(ctx, appliance.ContainerFilter{OrganizationID: w.Acme, Page: 1, PerPage: 25}); err != nil || total != 0 {
 		t.Errorf("%d records stored after refused submissions (%v), want 0", total, err)
 	}
 }
 
 func TestListFiltersAndIsolation(t *testing.T) {
-	w := newWorld(t)
+	w := storetest.NewWorld(t)
 	ctx := context.Background()
-	w.submit(t, w.acme, "h1",
-		scans.ImageScan{Reference: "nginx:1.21", ImageID: digestA, ScanResults: trivyReport(t, [2]string{"CVE-1", "CRITICAL"})},
-		scans.ImageScan{Reference: "registry.example.com:5000/team/app:2.3", ImageID: digestB, ScanResults: trivyReport(t, [2]string{"CVE-2", "low"})})
-	w.submit(t, w.acme, "h2", scans.ImageScan{Reference: "redis", ImageID: digestB, ScanResults: trivyReport(t, [2]string{"CVE-3", "whatever"})})
+	w.Submit(t, w.Acme, "h1",
+		containers.ImageScan{Reference: "nginx:1.21", ImageID: storetest.DigestA, ScanResults: storetest.TrivyReport(t, [2]string{"CVE-1", "CRITICAL"})},
+		containers.ImageScan{Reference: "registry.example.com:5000/team/app:2.3", ImageID: storetest.DigestB, ScanResults: storetest.TrivyReport(t, [2]string{"CVE-2", "low"})})
+	w.Submit(t, w.Acme, "h2", containers.ImageScan{Reference: "redis", ImageID: storetest.DigestB, ScanResults: storetest.TrivyReport(t, [2]string{"CVE-3", "whatever"})})
 	tests := []struct {
 		name  string
 		f     appliance.ContainerFilter
@@ -164,11 +164,11 @@ func TestListFiltersAndIsolation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := tt.f
-			f.OrganizationID = w.acme
+			f.OrganizationID = w.Acme
 			if f.Page == 0 {
 				f.Page, f.PerPage = 1, 25
 			}
-			items, _, err := w.containers.List(ctx, f)
+			items, _, err := w.Containers.List(ctx, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,23 +181,23 @@ func TestListFiltersAndIsolation(t *testing.T) {
 			}
 		})
 	}
-	_, _, err := w.containers.List(ctx, appliance.ContainerFilter{OrganizationID: w.acme, Severity: "severe", Page: 1, PerPage: 25})
-	wantValidation(t, err, "severity")
-	if _, total, _ := w.containers.List(ctx, appliance.ContainerFilter{OrganizationID: w.globex, Page: 1, PerPage: 25}); total != 0 {
+	_, _, err := w.Containers.List(ctx, appliance.ContainerFilter{OrganizationID: w.Acme, Severity: "severe", Page: 1, PerPage: 25})
+	storetest.WantValidation(t, err, "severity")
+	if _, total, _ := w.Containers.List(ctx, appliance.ContainerFilter{OrganizationID: w.Globex, Page: 1, PerPage: 25}); total != 0 {
 		t.Errorf("globex sees %d of acme's records", total)
 	}
-	if _, err := w.containers.Get(ctx, w.globex, digestA); !errors.Is(err, appliance.ErrNotFound) {
+	if _, err := w.Containers.Get(ctx, w.Globex, storetest.DigestA); !errors.Is(err, appliance.ErrNotFound) {
 		t.Errorf("globex reads acme's image: %v", err)
 	}
 }
 
 // Findings carry the CVE data's score and KEV flag where the CVE is known.
 func TestFindingsLinkToCVEData(t *testing.T) {
-	w := newWorld(t)
-	w.seedCVE(t, "CVE-2021-3711", "critical", 9.8, day("2025-04-01"))
-	w.submit(t, w.acme, "h", scans.ImageScan{Reference: "nginx", ImageID: digestA,
-		ScanResults: trivyReport(t, [2]string{"CVE-2021-3711", "CRITICAL"}, [2]string{"GHSA-xxxx", "LOW"})})
-	d, err := w.containers.Get(context.Background(), w.acme, digestA)
+	w := storetest.NewWorld(t)
+	w.SeedCVE(t, "CVE-2021-3711", "critical", 9.8, storetest.Day("2025-04-01"))
+	w.Submit(t, w.Acme, "h", containers.ImageScan{Reference: "nginx", ImageID: storetest.DigestA,
+		ScanResults: storetest.TrivyReport(t, [2]string{"CVE-2021-3711", "CRITICAL"}, [2]string{"GHSA-xxxx", "LOW"})})
+	d, err := w.Containers.Get(context.Background(), w.Acme, storetest.DigestA)
 	if err != nil || len(d.Findings) != 2 {
 		t.Fatalf("detail %+v, %v", d, err)
 	}
