@@ -7,15 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 	"github.com/vulnkeeper/vulnkeeper/web"
 )
 
 // withKBClient opens the installation's store and its KB client for one command.
-func (c *cli) withKBClient(cmd *cobra.Command, fn func(*kbsync.Client) error) error {
+func (c *cli) withKBClient(cmd *cobra.Command, fn func(*kb.Client) error) error {
 	return c.withStore(cmd, func(cfg Config, st *sqlitestore.Store) error {
-		return fn(kbsync.NewClient(st, web.NewKBClient(), cfg.License, newLogger(cfg.Log)))
+		return fn(kb.NewClient(st, web.NewKBClient(), cfg.License, newLogger(cfg.Log)))
 	})
 }
 
@@ -26,7 +26,7 @@ func (c *cli) licenseClientCommands() []*cobra.Command {
 		Short: "Activate this installation's licence at the licence server and store it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withKBClient(cmd, func(k *kbsync.Client) error {
+			return c.withKBClient(cmd, func(k *kb.Client) error {
 				p, err := k.Activate(cmd.Context(), server, code, publicKey)
 				if err != nil {
 					return err
@@ -50,7 +50,7 @@ func (c *cli) licenseClientCommands() []*cobra.Command {
 		Short: "Show this installation's licence: edition, expiry, server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withKBClient(cmd, func(k *kbsync.Client) error {
+			return c.withKBClient(cmd, func(k *kb.Client) error {
 				st, err := k.Status(cmd.Context())
 				if err != nil {
 					return err
@@ -79,7 +79,7 @@ func (c *cli) kbClientCommands() []*cobra.Command {
 		Short: "Apply a signed KB snapshot (air-gapped installations); a tampered file changes nothing",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.withKBClient(cmd, func(k *kbsync.Client) error {
+			return c.withKBClient(cmd, func(k *kb.Client) error {
 				n, err := withFile(args[0], func(f *os.File) (int, error) { return k.ImportSnapshot(cmd.Context(), f, publicKey) })
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[0], err)
@@ -95,7 +95,7 @@ func (c *cli) kbClientCommands() []*cobra.Command {
 		Short: "Pull (and push, professional edition) KB mappings now",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withKBClient(cmd, func(k *kbsync.Client) error {
+			return c.withKBClient(cmd, func(k *kb.Client) error {
 				if err := k.Sync(cmd.Context()); err != nil {
 					return err
 				}

@@ -6,17 +6,29 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
+
 	"github.com/spf13/cobra"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
+// withKBHub opens the licence server's knowledge base (store and snapshot signing key).
+func (c *cli) withKBHub(cmd *cobra.Command, fn func(*kb.Hub) error) error {
+	return c.withStore(cmd, func(cfg Config, st *sqlitestore.Store) error {
+		key, _, err := licensing.LoadOrCreateKey(cfg.Storage.DataDir)
+		if err != nil {
+			return err
+		}
+		return fn(kb.NewHub(st, key))
+	})
+}
+
 // withLicenseServer opens the licence server's store and signing key for one command.
 func (c *cli) withLicenseServer(cmd *cobra.Command, fn func(*licensing.Server) error) error {
 	return c.withStore(cmd, func(cfg Config, st *sqlitestore.Store) error {
-		key, _, err := license.LoadOrCreateKey(cfg.Storage.DataDir)
+		key, _, err := licensing.LoadOrCreateKey(cfg.Storage.DataDir)
 		if err != nil {
 			return err
 		}
@@ -57,7 +69,7 @@ func (c *cli) licenseCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.withLicenseServer(cmd, func(s *licensing.Server) error {
-				fmt.Fprintln(c.out, license.EncodePublicKey(s.PublicKey()))
+				fmt.Fprintln(c.out, licensing.EncodePublicKey(s.PublicKey()))
 				return nil
 			})
 		},
@@ -84,7 +96,7 @@ func parseTerm(s string) (time.Duration, error) {
 }
 
 func (c *cli) kbCommand() *cobra.Command {
-	kb := &cobra.Command{Use: "kb", Short: "The shared knowledge base of vendor/product → CPE mappings"}
+	kbCmd := &cobra.Command{Use: "kb", Short: "The shared knowledge base of vendor/product → CPE mappings"}
 	var m mappingFlags
 	curate := &cobra.Command{Use: "curate", Short: "Manage operator-verified (curated) mappings on the licence server"}
 	add := &cobra.Command{
@@ -92,7 +104,7 @@ func (c *cli) kbCommand() *cobra.Command {
 		Short: "Add or update a curated mapping (published at once)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withLicenseServer(cmd, func(s *licensing.Server) error {
+			return c.withKBHub(cmd, func(s *kb.Hub) error {
 				if err := s.Curate(cmd.Context(), m.mapping(cmd)); err != nil {
 					return err
 				}
@@ -106,7 +118,7 @@ func (c *cli) kbCommand() *cobra.Command {
 		Short: "Withdraw a curated mapping (installations delete it at their next pull)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withLicenseServer(cmd, func(s *licensing.Server) error {
+			return c.withKBHub(cmd, func(s *kb.Hub) error {
 				if err := s.Withdraw(cmd.Context(), "curated", m.mapping(cmd)); err != nil {
 					return err
 				}
@@ -120,7 +132,7 @@ func (c *cli) kbCommand() *cobra.Command {
 		Short: "Retract a community mapping everywhere (pull returns it with retracted: true)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.withLicenseServer(cmd, func(s *licensing.Server) error {
+			return c.withKBHub(cmd, func(s *kb.Hub) error {
 				if err := s.Withdraw(cmd.Context(), "community", m.mapping(cmd)); err != nil {
 					return err
 				}
@@ -139,7 +151,7 @@ func (c *cli) kbCommand() *cobra.Command {
 		Short: "Write a signed snapshot of the published KB (licence server) for air-gapped installations",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.withLicenseServer(cmd, func(s *licensing.Server) error {
+			return c.withKBHub(cmd, func(s *kb.Hub) error {
 				f, err := os.OpenFile(args[0], os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 				if err != nil {
 					return err
@@ -157,9 +169,9 @@ func (c *cli) kbCommand() *cobra.Command {
 			})
 		},
 	}
-	kb.AddCommand(curate, retract, export)
-	kb.AddCommand(c.kbClientCommands()...)
-	return kb
+	kbCmd.AddCommand(curate, retract, export)
+	kbCmd.AddCommand(c.kbClientCommands()...)
+	return kbCmd
 }
 
 type mappingFlags struct {
@@ -177,8 +189,8 @@ func (m *mappingFlags) register(cmd *cobra.Command) {
 	}
 }
 
-func (m *mappingFlags) mapping(cmd *cobra.Command) license.Mapping {
-	out := license.Mapping{VendorPattern: m.vendorPattern, ProductPattern: m.productPattern, CPEVendor: m.cpeVendor, CPEProduct: m.cpeProduct}
+func (m *mappingFlags) mapping(cmd *cobra.Command) kb.Mapping {
+	out := kb.Mapping{VendorPattern: m.vendorPattern, ProductPattern: m.productPattern, CPEVendor: m.cpeVendor, CPEProduct: m.cpeProduct}
 	if cmd.Flags().Changed("confidence") {
 		c := m.confidence
 		out.Confidence = &c

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
@@ -34,7 +35,7 @@ func kbRows(t *testing.T, dataDir string) []string {
 }
 
 // seedCommunity stores m as a published community mapping in the licence server's data dir.
-func seedCommunity(t *testing.T, dataDir string, m license.Mapping) {
+func seedCommunity(t *testing.T, dataDir string, m kb.Mapping) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlitestore.Open(ctx, filepath.Join(dataDir, "vulnkeeper.db"), sqlitestore.Options{}, nil)
@@ -45,7 +46,7 @@ func seedCommunity(t *testing.T, dataDir string, m license.Mapping) {
 	now := time.Now().UTC()
 	err = st.InTx(ctx, func(tx appliance.Tx) error {
 		_, err := tx.UpsertKBMapping(ctx, appliance.KBMapping{Source: "community", VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
-			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, TupleKey: license.TupleKey(m), Confidence: 0.9, ContributionCount: 3,
+			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, TupleKey: kb.TupleKey(m), Confidence: 0.9, ContributionCount: 3,
 			Published: true, CreatedAt: now, UpdatedAt: now})
 		return err
 	})
@@ -93,7 +94,7 @@ func TestCLILicenceServerAndSnapshot(t *testing.T) {
 	curated := []string{"--vendor-pattern", "Apache Software Foundation", "--product-pattern", "Apache Log4j", "--cpe-vendor", "apache", "--cpe-product", "log4j"}
 	other := []string{"--vendor-pattern", "Igor Pavlov", "--product-pattern", "7-Zip", "--cpe-vendor", "7-zip", "--cpe-product", "7-zip"}
 	community := []string{"--vendor-pattern", "Google LLC", "--product-pattern", "Google Chrome", "--cpe-vendor", "google", "--cpe-product", "chrome"}
-	seedCommunity(t, server, license.Mapping{VendorPattern: "Google LLC", ProductPattern: "Google Chrome", CPEVendor: "google", CPEProduct: "chrome"})
+	seedCommunity(t, server, kb.Mapping{VendorPattern: "Google LLC", ProductPattern: "Google Chrome", CPEVendor: "google", CPEProduct: "chrome"})
 	runSteps(t, server, []cliStep{
 		{"create-code", "", []string{"license", "create-code", "--edition", "professional", "--valid-for", "365d", "--customer", "Example"}, 0, func(t *testing.T, r cliResult) {
 			if code := lastLine(r.stdout); !regexp.MustCompile(`^VK-[A-Z0-9-]{25,}$`).MatchString(code) {

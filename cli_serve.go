@@ -23,8 +23,7 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
-	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/data"
 	"github.com/vulnkeeper/vulnkeeper/kbindex"
@@ -159,20 +158,21 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 		Accounts: accounts.NewAccounts(st, cfg.Auth), AgentConfig: cfg.Agent, Sessions: st.SessionStore(),
 		OpenAPI: data.OpenAPI, LicenseServer: licenseServer, Log: log}}
 	if licenseServer {
-		key, created, err := license.LoadOrCreateKey(cfg.Storage.DataDir)
+		key, created, err := licensing.LoadOrCreateKey(cfg.Storage.DataDir)
 		if err != nil {
 			return nil, err
 		}
 		if created {
-			log.Info("created the licence signing key", slog.String("public_key", license.EncodePublicKey(key.Public().(ed25519.PublicKey))))
+			log.Info("created the licence signing key", slog.String("public_key", licensing.EncodePublicKey(key.Public().(ed25519.PublicKey))))
 		}
 		a.deps.Licensing = licensing.NewServer(st, key, cfg.License)
+		a.deps.KBHub = kb.NewHub(st, key)
 		return a, nil
 	}
 	a.index = kbindex.NewLive(filepath.Join(cfg.Storage.DataDir, "kbindex"))
 	a.deps.Inventory = inventory.NewService(st, inventory.NewEngine(st, a.index, log), cfg.Agent, log)
 	a.deps.Containers, a.deps.Remediation = containers.NewContainers(st, log), remediation.NewRemediation(st, log)
-	a.deps.KBSync = kbsync.NewClient(st, web.NewKBClient(), cfg.License, log)
+	a.deps.KBSync = kb.NewClient(st, web.NewKBClient(), cfg.License, log)
 	a.deps.Inventory.OnFindingsChanged(a.autoResolve)
 	return a, nil
 }

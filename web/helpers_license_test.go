@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
@@ -32,6 +33,7 @@ func licenceKey() ed25519.PrivateKey {
 type licEnv struct {
 	*testEnv
 	lic *licensing.Server
+	hub *kb.Hub
 }
 
 // newLicEnv builds a licence server (routes under /api/v1) with the given options.
@@ -39,8 +41,8 @@ func newLicEnv(t testing.TB, opts licensing.Options, more ...envOption) *licEnv 
 	t.Helper()
 	e := &licEnv{}
 	wire := withDeps(func(_ testing.TB, d *Deps, st *sqlitestore.Store) {
-		e.lic = licensing.NewServer(st, licenceKey(), opts)
-		d.Licensing = e.lic
+		e.lic, e.hub = licensing.NewServer(st, licenceKey(), opts), kb.NewHub(st, licenceKey())
+		d.Licensing, d.KBHub = e.lic, e.hub
 	})
 	e.testEnv = newTestEnv(t, append([]envOption{withLicenseServer(), wire}, more...)...)
 	return e
@@ -64,7 +66,7 @@ func (e *licEnv) installation(t testing.TB, edition, id string) *client {
 		t.Fatalf("activate %s: %d %s", id, res.Status, res.Body)
 	}
 	act := decodeBody[activateResponse](t, res)
-	return e.as(license.Credential(act.License), id, edition)
+	return e.as(licensing.Credential(act.License), id, edition)
 }
 
 // as is a caller presenting credential for installation id with X-Edition.

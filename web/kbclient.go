@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 )
 
 // KBClient is the installation's HTTP transport to the licence server.
@@ -26,7 +25,7 @@ func NewKBClient() *KBClient {
 	return &KBClient{http: &http.Client{Timeout: 5 * time.Minute}}
 }
 
-var _ kbsync.Transport = (*KBClient)(nil)
+var _ kb.Transport = (*KBClient)(nil)
 
 // remoteError is a licence server's error body.
 type remoteError struct {
@@ -39,7 +38,7 @@ func (e *remoteError) Error() string {
 	return fmt.Sprintf("licence server answered %d %s: %s", e.Status, e.Code, e.Message)
 }
 
-func (c *KBClient) do(ctx context.Context, method, u string, cred *kbsync.Credentials, body any, out any) error {
+func (c *KBClient) do(ctx context.Context, method, u string, cred *kb.Credentials, body any, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -89,26 +88,26 @@ type pullResponse struct {
 }
 
 // Pull fetches one page of published mappings.
-func (c *KBClient) Pull(ctx context.Context, server string, cred kbsync.Credentials, since time.Time, hasSince bool, offset, limit int) (kbsync.Page, error) {
+func (c *KBClient) Pull(ctx context.Context, server string, cred kb.Credentials, since time.Time, hasSince bool, offset, limit int) (kb.Page, error) {
 	q := url.Values{"offset": {strconv.Itoa(offset)}, "limit": {strconv.Itoa(limit)}}
 	if hasSince {
 		q.Set("since", since.UTC().Format(time.RFC3339Nano))
 	}
 	var out pullResponse
 	if err := c.do(ctx, http.MethodGet, server+"/api/v1/kb/mappings/pull?"+q.Encode(), &cred, nil, &out); err != nil {
-		return kbsync.Page{}, err
+		return kb.Page{}, err
 	}
-	page := kbsync.Page{Total: out.Total, HasMore: out.HasMore, Mappings: make([]kbsync.Mapping, len(out.Mappings))}
+	page := kb.Page{Total: out.Total, HasMore: out.HasMore, Mappings: make([]kb.Mapping, len(out.Mappings))}
 	for i, m := range out.Mappings {
-		page.Mappings[i] = kbsync.Mapping{Part: m.Part, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
-			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.Confidence,
+		page.Mappings[i] = kb.Mapping{Part: m.Part, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
+			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: kb.Conf(m.Confidence),
 			Retracted: m.Retracted, UpdatedAt: m.UpdatedAt}
 	}
 	return page, nil
 }
 
 // Push sends confirmed mappings.
-func (c *KBClient) Push(ctx context.Context, server string, cred kbsync.Credentials, ms []license.Mapping) error {
+func (c *KBClient) Push(ctx context.Context, server string, cred kb.Credentials, ms []kb.Mapping) error {
 	req := pushRequest{InstallationID: cred.InstallationID, Mappings: make([]pushMappingJSON, len(ms))}
 	for i, m := range ms {
 		req.Mappings[i] = pushMappingJSON{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor,

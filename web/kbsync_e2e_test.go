@@ -10,22 +10,21 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
 // withKBSync wires the installation's KB client over HTTP (NewKBClient) into the server.
-func withKBSync(into **kbsync.Client) envOption {
+func withKBSync(into **kb.Client) envOption {
 	return withDeps(func(_ testing.TB, d *Deps, st *sqlitestore.Store) {
-		*into = kbsync.NewClient(st, NewKBClient(), licensing.DefaultOptions(), slog.New(slog.DiscardHandler))
+		*into = kb.NewClient(st, NewKBClient(), licensing.DefaultOptions(), slog.New(slog.DiscardHandler))
 		d.KBSync = *into
 	})
 }
 
 // publishCommunity has three other installations push m to the licence server directly.
-func publishCommunity(t *testing.T, lic *licensing.Server, m license.Mapping) {
+func publishCommunity(t *testing.T, lic *licensing.Server, hub *kb.Hub, m kb.Mapping) {
 	t.Helper()
 	ctx := context.Background()
 	for i := range 3 {
@@ -38,11 +37,11 @@ func publishCommunity(t *testing.T, lic *licensing.Server, m license.Mapping) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		who, err := lic.Authenticate(ctx, license.Credential(act.License), id)
+		who, err := lic.Authenticate(ctx, licensing.Credential(act.License), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := lic.Push(ctx, who, id, "professional", []license.Mapping{m}); err != nil {
+		if _, err := hub.Push(ctx, who, id, "professional", []kb.Mapping{m}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,15 +53,15 @@ func TestKBSyncEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	server := newLicEnv(t, licensing.DefaultOptions())
 	seedKB(t, server.Store, 0, 200, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
-	widget := license.Mapping{VendorPattern: "Acme Widgets", ProductPattern: "Totally Unknown Widget", CPEVendor: "openssl", CPEProduct: "openssl"}
-	if err := server.lic.Curate(ctx, widget); err != nil {
+	widget := kb.Mapping{VendorPattern: "Acme Widgets", ProductPattern: "Totally Unknown Widget", CPEVendor: "openssl", CPEProduct: "openssl"}
+	if err := server.hub.Curate(ctx, widget); err != nil {
 		t.Fatal(err)
 	}
-	publishCommunity(t, server.lic, license.Mapping{VendorPattern: "Rare", ProductPattern: "Rare Tool", CPEVendor: "google", CPEProduct: "chrome"})
+	publishCommunity(t, server.lic, server.hub, kb.Mapping{VendorPattern: "Rare", ProductPattern: "Rare Tool", CPEVendor: "google", CPEProduct: "chrome"})
 
-	var kb *kbsync.Client
+	var client *kb.Client
 	w := &invWorld{}
-	w.build(t, withInventory(&w.inv, catalogMini, nvdMini), withKBSync(&kb))
+	w.build(t, withInventory(&w.inv, catalogMini, nvdMini), withKBSync(&client))
 	w.createUser(t, "acme", "bob", appliance.RoleMember)
 	bob := w.login(t, "bob", testPassword)
 	for _, body := range []map[string]any{inventoryBody("host-a", inv("Acme Widgets", "Totally Unknown Widget", "1.1.1k"), inv("Rare", "Rare Tool", "116.0.5845.96"),
@@ -75,11 +74,11 @@ func TestKBSyncEndToEnd(t *testing.T) {
 		t.Fatalf("before the sync the widget is %+v, want unresolved", p)
 	}
 
-	payload, err := kb.Activate(ctx, server.URL, server.code(t, "professional", 30*24*time.Hour), license.EncodePublicKey(server.lic.PublicKey()))
-	if err != nil || payload.Edition != license.EditionProfessional {
+	payload, err := client.Activate(ctx, server.URL, server.code(t, "professional", 30*24*time.Hour), licensing.EncodePublicKey(server.lic.PublicKey()))
+	if err != nil || payload.Edition != licensing.EditionProfessional {
 		t.Fatalf("activate over HTTP: %+v, %v", payload, err)
 	}
-	if err := kb.Sync(ctx); err != nil {
+	if err := client.Sync(ctx); err != nil {
 		t.Fatalf("first sync: %v", err)
 	}
 	if err := w.inv.Service.Refresh(ctx); err != nil {
@@ -107,12 +106,12 @@ func TestKBSyncEndToEnd(t *testing.T) {
 	if res.Status != 200 {
 		t.Fatalf("PUT cpe: %d %s", res.Status, res.Body)
 	}
-	if err := kb.Sync(ctx); err != nil {
+	if err := client.Sync(ctx); err != nil {
 		t.Fatalf("second sync: %v", err)
 	}
-	installationID, _ := kb.InstallationID(ctx)
-	row, err := server.Store.KBMappingByTuple(ctx, "community", license.TupleKey(license.Mapping{VendorPattern: "Other Corp", ProductPattern: "Other Thing", CPEVendor: "apache", CPEProduct: "log4j"}))
-	if err != nil || row.ContributionCount != 1 || row.Published || row.Confidence != license.CommunityConfidenceCap {
+	installationID, _ := client.InstallationID(ctx)
+	row, err := server.Store.KBMappingByTuple(ctx, "community", kb.TupleKey(kb.Mapping{VendorPattern: "Other Corp", ProductPattern: "Other Thing", CPEVendor: "apache", CPEProduct: "log4j"}))
+	if err != nil || row.ContributionCount != 1 || row.Published || row.Confidence != kb.CommunityConfidenceCap {
 		t.Errorf("the pushed override on the licence server: %+v (%v), want one unpublished contribution at 0.90", row, err)
 	}
 	if pending, _ := w.Store.PendingOverrides(ctx, 500); len(pending) != 0 {
@@ -134,9 +133,9 @@ func TestKBSyncEndToEnd(t *testing.T) {
 
 // An installation without a licence reports so, and a failing licence server is visible.
 func TestKBStatusWithoutAndWithFailures(t *testing.T) {
-	var kb *kbsync.Client
+	var client *kb.Client
 	w := &invWorld{}
-	w.build(t, withInventory(&w.inv, catalogMini), withKBSync(&kb))
+	w.build(t, withInventory(&w.inv, catalogMini), withKBSync(&client))
 	res := w.alice.do(t, "GET", "/api/kb/status", nil)
 	st := decodeBody[kbStatusJSON](t, res)
 	if res.Status != 200 || st.Licensed || st.InstallationID == "" || st.LastPull != nil {
@@ -144,13 +143,13 @@ func TestKBStatusWithoutAndWithFailures(t *testing.T) {
 	}
 	server := newLicEnv(t, licensing.DefaultOptions())
 	ctx := context.Background()
-	if _, err := kb.Activate(ctx, server.URL, "VK-NOT-A-REAL-CODE", ""); err == nil {
+	if _, err := client.Activate(ctx, server.URL, "VK-NOT-A-REAL-CODE", ""); err == nil {
 		t.Fatal("a malformed code was activated")
 	}
-	if _, err := kb.Activate(ctx, server.URL, server.code(t, "standard", time.Hour), ""); err != nil {
+	if _, err := client.Activate(ctx, server.URL, server.code(t, "standard", time.Hour), ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := kb.Sync(ctx); err != nil {
+	if err := client.Sync(ctx); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
 	st = decodeBody[kbStatusJSON](t, w.alice.do(t, "GET", "/api/kb/status", nil))
@@ -162,7 +161,7 @@ func TestKBStatusWithoutAndWithFailures(t *testing.T) {
 	if err := w.Store.InTx(ctx, func(tx appliance.Tx) error { return tx.SetSetting(ctx, "license.server_url", gone.URL) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := kb.Sync(ctx); err == nil {
+	if err := client.Sync(ctx); err == nil {
 		t.Fatal("a sync with an unreachable licence server succeeded")
 	}
 	st = decodeBody[kbStatusJSON](t, w.alice.do(t, "GET", "/api/kb/status", nil))

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
+
 	"github.com/julienschmidt/httprouter"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
 
@@ -188,17 +189,17 @@ func (s *Server) kbPush(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ms := make([]license.Mapping, len(req.Mappings))
+	ms := make([]kb.Mapping, len(req.Mappings))
 	for i, m := range req.Mappings {
-		ms[i] = license.Mapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Confidence: m.Confidence}
+		ms[i] = kb.Mapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Confidence: m.Confidence}
 	}
-	n, err := s.licensing.Push(r.Context(), currentLicensee(r), req.InstallationID, r.Header.Get("X-Edition"), ms)
+	n, err := s.kbHub.Push(r.Context(), currentLicensee(r), req.InstallationID, r.Header.Get("X-Edition"), ms)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": "accepted", "accepted": n,
-		"message": strconv.Itoa(n) + " mappings recorded; a community mapping is published once " + strconv.Itoa(license.PublishThreshold) + " installations confirm it"})
+		"message": strconv.Itoa(n) + " mappings recorded; a community mapping is published once " + strconv.Itoa(kb.PublishThreshold) + " installations confirm it"})
 }
 
 // pullQuery reads since (RFC 3339, fraction optional), source, limit and offset.
@@ -256,7 +257,7 @@ func (s *Server) kbPull(w http.ResponseWriter, r *http.Request) {
 	enc := json.NewEncoder(bw)
 	n := 0
 	started := false
-	total, err := s.licensing.Pull(r.Context(), currentLicensee(r), pq, func(m appliance.KBMapping) error {
+	total, err := s.kbHub.Pull(r.Context(), currentLicensee(r), pq, func(m appliance.KBMapping) error {
 		if !started {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			w.WriteHeader(http.StatusOK)
@@ -309,7 +310,7 @@ type sourceJSON struct {
 }
 
 func (s *Server) datasources(w http.ResponseWriter, r *http.Request) {
-	stats, err := s.licensing.Sources(r.Context())
+	stats, err := s.kbHub.Sources(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return

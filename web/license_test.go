@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
 
@@ -32,13 +33,13 @@ func TestLicenceServerServesOnlyAPIv1(t *testing.T) {
 func TestActivationOverHTTP(t *testing.T) {
 	e := newLicEnv(t, licensing.DefaultOptions())
 	code := e.code(t, "professional", 24*time.Hour)
-	unknown, _ := license.NewActivationCode()
+	unknown, _ := licensing.NewActivationCode()
 	anon := e.anonymous()
 	var first activateResponse
 	runScenarios(t, []scenario{
 		{"activate", "POST", "/api/v1/license/activate", activateRequest{code, "inst-a"}, anon, 200, func(t *testing.T, res response) {
 			first = decodeBody[activateResponse](t, res)
-			p, err := license.Verify(e.lic.PublicKey(), first.License)
+			p, err := licensing.Verify(e.lic.PublicKey(), first.License)
 			if err != nil || first.Edition != "professional" || first.InstallationID != "inst-a" || !p.ExpiresAt.Equal(first.ExpiresAt) ||
 				time.Until(first.ExpiresAt) < 23*time.Hour {
 				t.Errorf("activation = %+v (payload %+v, %v)", first, p, err)
@@ -54,7 +55,7 @@ func TestActivationOverHTTP(t *testing.T) {
 		{"malformed code", "POST", "/api/v1/license/activate", activateRequest{"VK-nope", "inst-a"}, anon, 400, wantField("activation_code")},
 		{"bad installation id", "POST", "/api/v1/license/activate", activateRequest{code, "two words"}, anon, 400, wantField("installation_id")},
 	})
-	hb := decodeBody[licenseHeartbeatResponse](t, e.as(license.Credential(first.License), "inst-a", "").do(t, "POST", "/api/v1/heartbeat", nil))
+	hb := decodeBody[licenseHeartbeatResponse](t, e.as(licensing.Credential(first.License), "inst-a", "").do(t, "POST", "/api/v1/heartbeat", nil))
 	if hb.Status != "active" || hb.Edition != "professional" || hb.InstallationID != "inst-a" || hb.ServerTime.IsZero() {
 		t.Errorf("heartbeat = %+v", hb)
 	}
@@ -66,7 +67,7 @@ func TestKBAuthenticationOverHTTP(t *testing.T) {
 	std := e.installation(t, "standard", "inst-std")
 	// A licence valid for one second, activated now, is expired a second later.
 	res := e.anonymous().do(t, "POST", "/api/v1/license/activate", activateRequest{e.code(t, "professional", time.Second), "inst-old"})
-	old := e.as(license.Credential(decodeBody[activateResponse](t, res).License), "inst-old", "professional")
+	old := e.as(licensing.Credential(decodeBody[activateResponse](t, res).License), "inst-old", "professional")
 	time.Sleep(1100 * time.Millisecond)
 	cred := pro.header.Get("Authorization")[len("Bearer "):]
 	body := pushBody("inst-pro", pm("Mozilla", "Firefox", "mozilla", "firefox", nil))
@@ -208,10 +209,10 @@ func TestPullPagingOverHTTP(t *testing.T) {
 	// A retraction after the sync shows up in the next incremental pull, marked retracted.
 	time.Sleep(time.Millisecond)
 	rows := realRows(t, 1)
-	if err := e.lic.Curate(context.Background(), license.Mapping{VendorPattern: "Acme", ProductPattern: "Widget", CPEVendor: rows[0][1], CPEProduct: rows[0][2]}); err != nil {
+	if err := e.hub.Curate(context.Background(), kb.Mapping{VendorPattern: "Acme", ProductPattern: "Widget", CPEVendor: rows[0][1], CPEProduct: rows[0][2]}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.lic.Withdraw(context.Background(), "curated", license.Mapping{VendorPattern: "acme ", ProductPattern: "WIDGET", CPEVendor: rows[0][1], CPEProduct: rows[0][2]}); err != nil {
+	if err := e.hub.Withdraw(context.Background(), "curated", kb.Mapping{VendorPattern: "acme ", ProductPattern: "WIDGET", CPEVendor: rows[0][1], CPEProduct: rows[0][2]}); err != nil {
 		t.Fatal(err)
 	}
 	pr := pulled(t, c.do(t, "GET", q("since", lastText), nil))
@@ -266,7 +267,7 @@ func TestOperatorRoutes(t *testing.T) {
 	seedKB(t, e.Store, 4, 6, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	admin := e.anonymous().withHeader("Authorization", "Bearer "+opts.AdminToken)
 	inst := e.installation(t, "standard", "inst-a")
-	signed, err := license.SignBytes(licenceKey(), []byte("release 1.4.0 ok"))
+	signed, err := licensing.SignBytes(licenceKey(), []byte("release 1.4.0 ok"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
-	"github.com/vulnkeeper/vulnkeeper/appliance/kbsync"
+	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
 
@@ -66,7 +66,8 @@ type Deps struct {
 	Containers    *containers.Containers
 	Remediation   *remediation.Remediation
 	Licensing     *licensing.Server
-	KBSync        *kbsync.Client
+	KBHub         *kb.Hub // the licence server's KB: push, pull, sources
+	KBSync        *kb.Client
 	Sessions      scs.Store
 	OpenAPI       []byte // data/openapi.yaml
 	LicenseServer bool
@@ -83,7 +84,8 @@ type Server struct {
 	containers  *containers.Containers
 	remediation *remediation.Remediation
 	licensing   *licensing.Server
-	kbsync      *kbsync.Client
+	kbHub       *kb.Hub
+	kbsync      *kb.Client
 	sessions    *scs.SessionManager
 	log         *slog.Logger
 	openapi     []byte // JSON
@@ -111,7 +113,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	router := httprouter.New()

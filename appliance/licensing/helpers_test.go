@@ -1,155 +1,18 @@
 package licensing
 
 import (
-	"bufio"
-	"compress/gzip"
-	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
-
-	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
-	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
-// Real CPE identities from the shared test data.
-const vendorProductTSV = "../../../shared/data/cpe/vendor_product.tsv.gz"
+// Real CPE vendor/product identities (110,094 rows) from the shared test data.
 
-// testClock is a clock the test moves.
-type testClock struct{ t time.Time }
-
-func (c *testClock) now() time.Time { return c.t }
-
-// fixture is a licence server on a fresh SQLite file with a clock the test controls.
-type fixture struct {
-	srv   *Server
-	store *sqlitestore.Store
-	clock *testClock
-	dir   string
-}
-
+// testKey derives a fixed key from a label, so fuzz seeds and failures are reproducible.
 func testKey(label string) ed25519.PrivateKey {
 	seed := sha256.Sum256([]byte(label))
 	return ed25519.NewKeyFromSeed(seed[:])
 }
 
-func newFixture(t testing.TB, opts Options) *fixture {
-	t.Helper()
-	dir := t.TempDir()
-	st, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "lic.db"), sqlitestore.Options{}, nil)
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	clk := &testClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	srv := NewServer(st, testKey("licensing-test"), opts)
-	srv.now = clk.now
-	return &fixture{srv: srv, store: st, clock: clk, dir: dir}
-}
-
-// activate issues a code of edition valid for term and activates it for installation.
-// Each installation is its own customer's; activateFor names the customer.
-func (f *fixture) activate(t testing.TB, edition string, term time.Duration, installation string) Activation {
-	t.Helper()
-	return f.activateFor(t, "Customer of "+installation, edition, term, installation)
-}
-
-func (f *fixture) activateFor(t testing.TB, customer, edition string, term time.Duration, installation string) Activation {
-	t.Helper()
-	ctx := context.Background()
-	code, err := f.srv.CreateCode(ctx, edition, term, customer)
-	if err != nil {
-		t.Fatalf("create code: %v", err)
-	}
-	act, err := f.srv.Activate(ctx, code, installation)
-	if err != nil {
-		t.Fatalf("activate: %v", err)
-	}
-	return act
-}
-
-// licensee activates a licence for installation and authenticates with its credential.
-func (f *fixture) licensee(t testing.TB, edition, installation string) Licensee {
-	t.Helper()
-	act := f.activate(t, edition, 365*24*time.Hour, installation)
-	who, err := f.srv.Authenticate(context.Background(), license.Credential(act.License), installation)
-	if err != nil {
-		t.Fatalf("authenticate %s: %v", installation, err)
-	}
-	return who
-}
-
-// push sends ms as who, with the professional edition header.
-func (f *fixture) push(t testing.TB, who Licensee, ms ...license.Mapping) {
-	t.Helper()
-	if _, err := f.srv.Push(context.Background(), who, who.License.InstallationID, "professional", ms); err != nil {
-		t.Fatalf("push by %s: %v", who.License.InstallationID, err)
-	}
-}
-
-// pulled is every mapping a full pull returns, keyed by vendor_pattern/product_pattern → cpe.
-func (f *fixture) pulled(t testing.TB, who Licensee, source string) []appliance.KBMapping {
-	t.Helper()
-	var out []appliance.KBMapping
-	_, err := f.srv.Pull(context.Background(), who, appliance.PullQuery{Source: source}, func(m appliance.KBMapping) error {
-		out = append(out, m)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("pull: %v", err)
-	}
-	return out
-}
-
-// fileBytes is the database file and its WAL, as they are on disk now.
-func (f *fixture) fileBytes(t testing.TB) []byte {
-	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(f.dir, "lic.db*"))
-	var all []byte
-	for _, n := range names {
-		raw, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, raw...)
-	}
-	return all
-}
-
-func conf(c float64) *float64 { return &c }
-
-func mapping(vp, pp, cv, cp string, c *float64) license.Mapping {
-	return license.Mapping{VendorPattern: vp, ProductPattern: pp, CPEVendor: cv, CPEProduct: cp, Confidence: c}
-}
-
-// realMappings turns n rows of vendor_product.tsv.gz into pushable mappings; a missing file fails.
-func realMappings(t testing.TB, n int) []license.Mapping {
-	t.Helper()
-	f, err := os.Open(vendorProductTSV)
-	if err != nil {
-		t.Fatalf("real data missing: %v", err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", vendorProductTSV, err)
-	}
-	var out []license.Mapping
-	sc := bufio.NewScanner(gz)
-	for sc.Scan() && len(out) < n {
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) < 3 || cols[0] != "a" || !license.IsCPEComponent(cols[1]) || !license.IsCPEComponent(cols[2]) {
-			continue
-		}
-		out = append(out, mapping(cols[1], cols[2], cols[1], cols[2], nil))
-	}
-	if len(out) < n {
-		t.Fatalf("%s: %d usable rows, want %d", vendorProductTSV, len(out), n)
-	}
-	return out
+func publicOf(priv ed25519.PrivateKey) ed25519.PublicKey {
+	return priv.Public().(ed25519.PublicKey)
 }

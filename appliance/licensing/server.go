@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 )
 
 // Options configure the licence server (and, on an installation, the KB client).
@@ -58,7 +57,7 @@ const MaxValidity = 10 * 365 * 24 * time.Hour
 
 // CreateCode issues a one-time activation code; its term counts from activation.
 func (s *Server) CreateCode(ctx context.Context, edition string, validFor time.Duration, customer string) (string, error) {
-	ed, err := license.ParseEdition(edition)
+	ed, err := ParseEdition(edition)
 	if err != nil {
 		return "", err
 	}
@@ -69,15 +68,15 @@ func (s *Server) CreateCode(ctx context.Context, edition string, validFor time.D
 	if len(customer) > 200 {
 		return "", appliance.Invalid("customer", "max_length", "customer must have at most 200 characters")
 	}
-	code, err := license.NewActivationCode()
+	code, err := NewActivationCode()
 	if err != nil {
 		return "", err
 	}
-	norm, err := license.NormalizeActivationCode(code)
+	norm, err := NormalizeActivationCode(code)
 	if err != nil {
 		return "", err
 	}
-	c := appliance.ActivationCode{Hash: license.HashSecret(norm), Edition: string(ed), ValidFor: validFor, Customer: customer, CreatedAt: s.now().UTC()}
+	c := appliance.ActivationCode{Hash: HashSecret(norm), Edition: string(ed), ValidFor: validFor, Customer: customer, CreatedAt: s.now().UTC()}
 	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
 		_, err := tx.CreateActivationCode(ctx, c)
 		return err
@@ -107,13 +106,13 @@ func (s *Server) Activate(ctx context.Context, code, installationID string) (Act
 	if !ValidInstallationID(installationID) {
 		return Activation{}, appliance.Invalid("installation_id", "format", "installation_id must be 1 to 128 letters, digits or . _ : -")
 	}
-	norm, err := license.NormalizeActivationCode(code)
+	norm, err := NormalizeActivationCode(code)
 	if err != nil {
 		return Activation{}, err
 	}
 	var act Activation
 	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
-		c, err := tx.ActivationCodeByHash(ctx, license.HashSecret(norm))
+		c, err := tx.ActivationCodeByHash(ctx, HashSecret(norm))
 		if errors.Is(err, appliance.ErrNotFound) {
 			return errBadCode
 		}
@@ -156,16 +155,16 @@ func (s *Server) bind(ctx context.Context, tx appliance.Tx, c appliance.Activati
 	if err != nil {
 		return Activation{}, err
 	}
-	l.CredentialHash = license.HashSecret(license.Credential(act.License))
+	l.CredentialHash = HashSecret(Credential(act.License))
 	return act, tx.CreateLicense(ctx, l)
 }
 
 // sign produces the licence text; ed25519 is deterministic, so the same record always gives
 // the same licence and only its credential's hash needs storing.
 func (s *Server) sign(l appliance.License) (Activation, error) {
-	p := license.Payload{LicenseID: l.ID, InstallationID: l.InstallationID, Edition: license.Edition(l.Edition),
+	p := Payload{LicenseID: l.ID, InstallationID: l.InstallationID, Edition: Edition(l.Edition),
 		Customer: l.Customer, IssuedAt: l.IssuedAt, ExpiresAt: l.ExpiresAt}
-	text, err := license.Sign(s.key, p)
+	text, err := Sign(s.key, p)
 	if err != nil {
 		return Activation{}, err
 	}
@@ -183,10 +182,10 @@ var errBadCredential = appliance.Unauthorized("invalid licence credential or ins
 // Authenticate checks a Bearer credential and the installation it is presented for.
 // Unknown and mismatched are ErrUnauthorized alike; expiry is reported, not refused here.
 func (s *Server) Authenticate(ctx context.Context, credential, installationID string) (Licensee, error) {
-	if len(credential) != license.CredentialLength || installationID == "" {
+	if len(credential) != CredentialLength || installationID == "" {
 		return Licensee{}, errBadCredential
 	}
-	l, err := s.store.LicenseByCredential(ctx, license.HashSecret(credential))
+	l, err := s.store.LicenseByCredential(ctx, HashSecret(credential))
 	if errors.Is(err, appliance.ErrNotFound) {
 		return Licensee{}, errBadCredential
 	}
@@ -229,7 +228,7 @@ func (s *Server) LatestRelease() (Release, error) {
 
 // VerifySigned checks a payload signed by this server's key.
 func (s *Server) VerifySigned(signed string) ([]byte, bool) {
-	payload, err := license.VerifyBytes(s.PublicKey(), strings.TrimSpace(signed))
+	payload, err := VerifyBytes(s.PublicKey(), strings.TrimSpace(signed))
 	if err != nil {
 		return nil, false
 	}
@@ -238,3 +237,6 @@ func (s *Server) VerifySigned(signed string) ([]byte, bool) {
 
 // Now is the server's clock (heartbeat answers carry it).
 func (s *Server) Now() time.Time { return s.now().UTC() }
+
+// SetClock makes the server read the time from now (tests).
+func (s *Server) SetClock(now func() time.Time) { s.now = now }

@@ -1,4 +1,4 @@
-package kbsync
+package kb
 
 import (
 	"bufio"
@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
 // Real CPE identities from the shared test data.
-const vendorProductTSV = "../../../shared/data/cpe/vendor_product.tsv.gz"
 
 const serverURL = "https://licence.example.test"
 
@@ -47,17 +47,18 @@ func signingKey() ed25519.PrivateKey { return keyOf("kbsync-test") }
 func testOnlyKey() ed25519.PrivateKey { return keyOf("someone else") }
 
 func foreignPublicKey() string {
-	return license.EncodePublicKey(testOnlyKey().Public().(ed25519.PublicKey))
+	return licensing.EncodePublicKey(testOnlyKey().Public().(ed25519.PublicKey))
 }
 
 // direct is a Transport that calls a licence server in process, with its page size capped at
 // maxPage so the client's offset paging is exercised; it counts the calls.
 type direct struct {
 	srv      *licensing.Server
+	hub      *Hub
 	maxPage  int
 	pulls    int
 	pushes   int
-	pushedMs []license.Mapping
+	pushedMs []Mapping
 }
 
 func (d *direct) Activate(ctx context.Context, _, code, installationID string) (string, error) {
@@ -77,23 +78,22 @@ func (d *direct) Pull(ctx context.Context, _ string, cred Credentials, since tim
 	}
 	q := appliance.PullQuery{Since: since, HasSince: hasSince, Offset: offset, Limit: min(limit, d.maxPage)}
 	var page Page
-	page.Total, err = d.srv.Pull(ctx, who, q, func(m appliance.KBMapping) error {
-		page.Mappings = append(page.Mappings, Mapping{Part: m.Part, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
-			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.Confidence, Retracted: m.Retracted, UpdatedAt: m.UpdatedAt})
+	page.Total, err = d.hub.Pull(ctx, who, q, func(m appliance.KBMapping) error {
+		page.Mappings = append(page.Mappings, Published(m))
 		return nil
 	})
 	page.HasMore = offset+len(page.Mappings) < page.Total
 	return page, err
 }
 
-func (d *direct) Push(ctx context.Context, _ string, cred Credentials, ms []license.Mapping) error {
+func (d *direct) Push(ctx context.Context, _ string, cred Credentials, ms []Mapping) error {
 	d.pushes++
 	who, err := d.auth(ctx, cred)
 	if err != nil {
 		return err
 	}
 	d.pushedMs = append(d.pushedMs, ms...)
-	_, err = d.srv.Push(ctx, who, cred.InstallationID, cred.Edition, ms)
+	_, err = d.hub.Push(ctx, who, cred.InstallationID, cred.Edition, ms)
 	return err
 }
 
@@ -101,6 +101,7 @@ func (d *direct) Push(ctx context.Context, _ string, cred Credentials, ms []lice
 type world struct {
 	server    *sqlitestore.Store
 	lic       *licensing.Server
+	hub       *Hub
 	install   *sqlitestore.Store
 	transport *direct
 	client    *Client
@@ -110,15 +111,16 @@ func newWorld(t testing.TB, maxPage int) *world {
 	t.Helper()
 	w := &world{server: openStore(t, "server.db"), install: openStore(t, "install.db")}
 	w.lic = licensing.NewServer(w.server, signingKey(), licensing.DefaultOptions())
-	w.transport = &direct{srv: w.lic, maxPage: maxPage}
+	w.hub = NewHub(w.server, signingKey())
+	w.transport = &direct{srv: w.lic, hub: w.hub, maxPage: maxPage}
 	w.client = NewClient(w.install, w.transport, licensing.DefaultOptions(), slog.New(slog.DiscardHandler))
 	return w
 }
 
-func (w *world) publicKey() string { return license.EncodePublicKey(w.lic.PublicKey()) }
+func (w *world) publicKey() string { return licensing.EncodePublicKey(w.lic.PublicKey()) }
 
 // activate gives the installation a licence of edition.
-func (w *world) activate(t testing.TB, edition string, term time.Duration) license.Payload {
+func (w *world) activate(t testing.TB, edition string, term time.Duration) licensing.Payload {
 	t.Helper()
 	ctx := context.Background()
 	code, err := w.lic.CreateCode(ctx, edition, term, "")
@@ -133,7 +135,7 @@ func (w *world) activate(t testing.TB, edition string, term time.Duration) licen
 }
 
 // seedServer imports catalog real identities as nvd rows and curates the given mappings.
-func (w *world) seedServer(t testing.TB, catalog int, curated ...license.Mapping) {
+func (w *world) seedServer(t testing.TB, catalog int, curated ...Mapping) {
 	t.Helper()
 	ctx := context.Background()
 	at := time.Now().UTC()
@@ -149,7 +151,7 @@ func (w *world) seedServer(t testing.TB, catalog int, curated ...license.Mapping
 		t.Fatal(err)
 	}
 	for _, m := range curated {
-		if err := w.lic.Curate(ctx, m); err != nil {
+		if err := w.hub.Curate(ctx, m); err != nil {
 			t.Fatalf("curate: %v", err)
 		}
 	}
@@ -158,7 +160,7 @@ func (w *world) seedServer(t testing.TB, catalog int, curated ...license.Mapping
 // realRows reads n (part, vendor, product) rows of vendor_product.tsv.gz; a missing file fails.
 func realRows(t testing.TB, n int) [][3]string {
 	t.Helper()
-	f, err := os.Open(vendorProductTSV)
+	f, err := os.Open(storetest.VendorProductTSV)
 	if err != nil {
 		t.Fatalf("real data missing: %v", err)
 	}
@@ -176,7 +178,7 @@ func realRows(t testing.TB, n int) [][3]string {
 		}
 	}
 	if len(out) < n {
-		t.Fatalf("%s: %d rows, want %d", vendorProductTSV, len(out), n)
+		t.Fatalf("%s: %d rows, want %d", storetest.VendorProductTSV, len(out), n)
 	}
 	return out
 }
@@ -207,6 +209,8 @@ func contents(t testing.TB, st *sqlitestore.Store) string {
 	return fmt.Sprintf("since=%s kb=%d catalog=%d\n%s", since, kbGen, catGen, strings.Join(lines, "\n"))
 }
 
-func mapping(vp, pp, cv, cp string) license.Mapping {
-	return license.Mapping{VendorPattern: vp, ProductPattern: pp, CPEVendor: cv, CPEProduct: cp}
+func mapping(vp, pp, cv, cp string) Mapping {
+	return Mapping{VendorPattern: vp, ProductPattern: pp, CPEVendor: cv, CPEProduct: cp}
 }
+
+func publicOf(priv ed25519.PrivateKey) ed25519.PublicKey { return priv.Public().(ed25519.PublicKey) }

@@ -1,13 +1,16 @@
-package license
+package kb
 
 import (
 	"bufio"
 	"bytes"
 	"crypto/ed25519"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
 
 // A snapshot file is a header line followed by a gzip member:
@@ -23,6 +26,9 @@ import (
 //	              "source":…,"confidence":…,"updated_at":…,"retracted":true?,"part":"o"?}, …]}
 //
 // written and read one mapping at a time.
+// strictBase64 refuses padding or alphabet variants, so a signature has one spelling.
+var strictBase64 = base64.StdEncoding.Strict()
+
 const (
 	snapshotMagic   = "VKSNAP1"
 	snapshotFormat  = "vulnkeeper-kb-snapshot"
@@ -38,20 +44,7 @@ type Snapshot struct {
 	// older than the snapshot it holds, so replaying an old file cannot bring back retracted
 	// mappings. Snapshots from before serials read as 0.
 	Serial   uint64
-	Mappings []SnapshotMapping
-}
-
-// SnapshotMapping is one KB mapping as published; Retracted ones tell importers to drop it.
-type SnapshotMapping struct {
-	VendorPattern  string
-	ProductPattern string
-	CPEVendor      string
-	CPEProduct     string
-	Source         string
-	Confidence     float64
-	UpdatedAt      time.Time
-	Retracted      bool
-	Part           string // nvd catalogue rows: a, o or h (empty means a)
+	Mappings []Mapping
 }
 
 // WriteSnapshot writes snap signed with priv in the format above. The compressed body is held
@@ -62,7 +55,7 @@ func WriteSnapshot(w io.Writer, priv ed25519.PrivateKey, snap Snapshot) error {
 	if err := encodeSnapshot(&body, snap); err != nil {
 		return err
 	}
-	sig, err := signWithContext(priv, contextSnapshot, body.Bytes())
+	sig, err := licensing.SignSnapshot(priv, body.Bytes())
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
@@ -77,7 +70,7 @@ func WriteSnapshot(w io.Writer, priv ed25519.PrivateKey, snap Snapshot) error {
 }
 
 // ReadSnapshot reads a snapshot file, verifies its signature with pub and decodes it. A
-// truncated, tampered, unsigned or foreign-signed file is refused with ErrBadSignature and
+// truncated, tampered, unsigned or foreign-signed file is refused with licensing.ErrBadSignature and
 // nothing is returned; a signed file with invalid content is refused too.
 func ReadSnapshot(r io.Reader, pub ed25519.PublicKey) (Snapshot, error) {
 	br := bufio.NewReader(r)
@@ -89,7 +82,7 @@ func ReadSnapshot(r io.Reader, pub ed25519.PublicKey) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	if err := verifyWithContext(pub, contextSnapshot, body, sig); err != nil {
+	if err := licensing.VerifySnapshot(pub, body, sig); err != nil {
 		return Snapshot{}, fmt.Errorf("snapshot: %w", err)
 	}
 	snap, err := decodeSnapshot(bytes.NewReader(body))
@@ -103,16 +96,16 @@ func readSnapshotHeader(r io.Reader) ([]byte, error) {
 	prefix := snapshotMagic + " "
 	header := make([]byte, len(prefix)+strictBase64.EncodedLen(ed25519.SignatureSize)+len("\n"))
 	if _, err := io.ReadFull(r, header); err != nil {
-		return nil, fmt.Errorf("snapshot header is truncated: %w", ErrBadSignature)
+		return nil, fmt.Errorf("snapshot header is truncated: %w", licensing.ErrBadSignature)
 	}
 	if string(header[:len(prefix)]) != prefix || header[len(header)-1] != '\n' {
-		return nil, fmt.Errorf("not a signed snapshot (no %s header): %w", snapshotMagic, ErrBadSignature)
+		return nil, fmt.Errorf("not a signed snapshot (no %s header): %w", snapshotMagic, licensing.ErrBadSignature)
 	}
 	encoded := header[len(prefix) : len(header)-1]
 	sig := make([]byte, strictBase64.DecodedLen(len(encoded)))
 	n, err := strictBase64.Decode(sig, encoded)
 	if err != nil || n != ed25519.SignatureSize || bytes.ContainsAny(encoded, "\r\n") {
-		return nil, fmt.Errorf("snapshot signature is not base64: %w", ErrBadSignature)
+		return nil, fmt.Errorf("snapshot signature is not base64: %w", licensing.ErrBadSignature)
 	}
 	return sig[:n], nil
 }

@@ -1,10 +1,12 @@
-package license
+package kb
 
 import (
 	"errors"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
@@ -72,13 +74,13 @@ func TestValidatePushFieldLengthBoundary(t *testing.T) {
 
 // Real identities pushed as mappings validate (NVD's few wildcard/NA values aside).
 func TestValidatePushRealIdentities(t *testing.T) {
-	rows := loadCPERows(t, 0)
+	rows := storetest.CPERows(t, 0)
 	batch := make([]Mapping, 0, MaxPushMappings)
 	for _, r := range rows {
-		if !IsCPEComponent(r.vendor) || !IsCPEComponent(r.product) {
+		if !IsCPEComponent(r.Vendor) || !IsCPEComponent(r.Product) {
 			continue
 		}
-		batch = append(batch, Mapping{humanName(r.vendor), humanName(r.product), r.vendor, r.product, nil})
+		batch = append(batch, Mapping{VendorPattern: humanName(r.Vendor), ProductPattern: humanName(r.Product), CPEVendor: r.Vendor, CPEProduct: r.Product})
 		if len(batch) == MaxPushMappings {
 			if err := ValidatePush("inst-1", batch); err != nil {
 				t.Fatal(err)
@@ -125,15 +127,15 @@ func TestCapConfidence(t *testing.T) {
 }
 
 func TestTupleKey(t *testing.T) {
-	base := Mapping{"Microsoft Corporation", "Edge", "microsoft", "edge", nil}
+	base := Mapping{VendorPattern: "Microsoft Corporation", ProductPattern: "Edge", CPEVendor: "microsoft", CPEProduct: "edge"}
 	same := []Mapping{
-		{"MICROSOFT CORPORATION", "edge", "Microsoft", "EDGE", ptr(0.3)},
-		{"  microsoft corporation ", "Edge\t", "microsoft", "edge", nil},
+		{VendorPattern: "MICROSOFT CORPORATION", ProductPattern: "edge", CPEVendor: "Microsoft", CPEProduct: "EDGE", Confidence: ptr(0.3)},
+		{VendorPattern: "  microsoft corporation ", ProductPattern: "Edge\t", CPEVendor: "microsoft", CPEProduct: "edge"},
 	}
 	differ := []Mapping{
-		{"Microsoft Corporation", "Edge", "microsoft", "edge_chromium", nil},
-		{"Microsoft", "Corporation Edge", "microsoft", "edge", nil},
-		{"Microsoft Corporation", "Edge", "microsof", "tedge", nil},
+		{VendorPattern: "Microsoft Corporation", ProductPattern: "Edge", CPEVendor: "microsoft", CPEProduct: "edge_chromium"},
+		{VendorPattern: "Microsoft", ProductPattern: "Corporation Edge", CPEVendor: "microsoft", CPEProduct: "edge"},
+		{VendorPattern: "Microsoft Corporation", ProductPattern: "Edge", CPEVendor: "microsof", CPEProduct: "tedge"},
 	}
 	for _, m := range same {
 		if TupleKey(m) != TupleKey(base) {
@@ -148,7 +150,7 @@ func TestTupleKey(t *testing.T) {
 }
 
 func TestTrimmed(t *testing.T) {
-	got := Mapping{" a ", "\tb", "c\n", " d", ptr(0.5)}.Trimmed()
+	got := Mapping{VendorPattern: " a ", ProductPattern: "\tb", CPEVendor: "c\n", CPEProduct: " d", Confidence: ptr(0.5)}.Trimmed()
 	if got.VendorPattern != "a" || got.ProductPattern != "b" || got.CPEVendor != "c" || got.CPEProduct != "d" || *got.Confidence != 0.5 {
 		t.Fatalf("Trimmed = %+v", got)
 	}

@@ -1,8 +1,10 @@
-package license
+package kb
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 )
 
 func TestIsCPEComponent(t *testing.T) {
@@ -37,7 +39,7 @@ func TestIsCPEComponent(t *testing.T) {
 
 // Every real identity passes except the few that NVD itself wrote with a wildcard or NA.
 func TestIsCPEComponentAcceptsRealIdentities(t *testing.T) {
-	rows := loadCPERows(t, 0)
+	rows := storetest.CPERows(t, 0)
 	if len(rows) < 100_000 {
 		t.Fatalf("read %d identities, want the full file", len(rows))
 	}
@@ -45,14 +47,14 @@ func TestIsCPEComponentAcceptsRealIdentities(t *testing.T) {
 	knownMalformed := map[string]bool{`noble_sticker_\\free\\""`: true}
 	refused := 0
 	for _, r := range rows {
-		for _, v := range []string{r.vendor, r.product} {
+		for _, v := range []string{r.Vendor, r.Product} {
 			if IsCPEComponent(v) {
 				continue
 			}
 			refused++
 			t.Logf("refused %q", v)
 			if v != "-" && !hasUnescapedWildcard(v) && !knownMalformed[v] {
-				t.Errorf("refused real CPE value %q (%s:%s)", v, r.vendor, r.product)
+				t.Errorf("refused real CPE value %q (%s:%s)", v, r.Vendor, r.Product)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package license
+package kb
 
 import (
 	"compress/gzip"
@@ -11,7 +11,7 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-// snapshotRecord is the wire form of a SnapshotMapping (same fields, so they convert).
+// snapshotRecord is the wire form of a Mapping in a snapshot.
 type snapshotRecord struct {
 	VendorPattern  string    `json:"vendor_pattern"`
 	ProductPattern string    `json:"product_pattern"`
@@ -22,6 +22,16 @@ type snapshotRecord struct {
 	UpdatedAt      time.Time `json:"updated_at"`
 	Retracted      bool      `json:"retracted,omitempty"`
 	Part           string    `json:"part,omitempty"`
+}
+
+func recordOf(m Mapping) snapshotRecord {
+	return snapshotRecord{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor,
+		CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.ConfidenceValue(), UpdatedAt: m.UpdatedAt, Retracted: m.Retracted, Part: m.Part}
+}
+
+func (r snapshotRecord) mapping() Mapping {
+	return Mapping{VendorPattern: r.VendorPattern, ProductPattern: r.ProductPattern, CPEVendor: r.CPEVendor,
+		CPEProduct: r.CPEProduct, Source: r.Source, Confidence: Conf(r.Confidence), UpdatedAt: r.UpdatedAt, Retracted: r.Retracted, Part: r.Part}
 }
 
 // snapshotPreamble is everything of the snapshot JSON before the mappings array.
@@ -58,7 +68,7 @@ func encodeSnapshotJSON(w io.Writer, snap Snapshot) error {
 	}
 	enc := json.NewEncoder(w)
 	for i, m := range snap.Mappings {
-		if err := encodeSnapshotMapping(w, enc, i, m); err != nil {
+		if err := encodeMapping(w, enc, i, m); err != nil {
 			return err
 		}
 	}
@@ -68,7 +78,7 @@ func encodeSnapshotJSON(w io.Writer, snap Snapshot) error {
 	return nil
 }
 
-func encodeSnapshotMapping(w io.Writer, enc *json.Encoder, i int, m SnapshotMapping) error {
+func encodeMapping(w io.Writer, enc *json.Encoder, i int, m Mapping) error {
 	if err := validateSnapshotMapping(i, m); err != nil {
 		return err
 	}
@@ -78,7 +88,7 @@ func encodeSnapshotMapping(w io.Writer, enc *json.Encoder, i int, m SnapshotMapp
 		}
 	}
 	m.UpdatedAt = m.UpdatedAt.UTC()
-	if err := enc.Encode(snapshotRecord(m)); err != nil {
+	if err := enc.Encode(recordOf(m)); err != nil {
 		return fmt.Errorf("encode snapshot mapping %d: %w", i, err)
 	}
 	return nil
@@ -141,7 +151,7 @@ func decodeSnapshotField(dec *json.Decoder, key json.Token, pre *snapshotPreambl
 	case "count":
 		target = &pre.Count
 	case "mappings":
-		return decodeSnapshotMappings(dec, pre.Count, snap)
+		return decodeMappings(dec, pre.Count, snap)
 	default:
 		target = new(json.RawMessage)
 	}
@@ -151,24 +161,25 @@ func decodeSnapshotField(dec *json.Decoder, key json.Token, pre *snapshotPreambl
 	return nil
 }
 
-func decodeSnapshotMappings(dec *json.Decoder, declared int, snap *Snapshot) error {
+func decodeMappings(dec *json.Decoder, declared int, snap *Snapshot) error {
 	if snap.Mappings != nil {
 		return errors.New("decode snapshot: mappings appear twice")
 	}
 	if err := expectDelim(dec, '['); err != nil {
 		return err
 	}
-	snap.Mappings = make([]SnapshotMapping, 0, min(max(declared, 0), maxPreallocatedMappings))
+	snap.Mappings = make([]Mapping, 0, min(max(declared, 0), maxPreallocatedMappings))
 	for i := 0; dec.More(); i++ {
 		var rec snapshotRecord
 		if err := dec.Decode(&rec); err != nil {
 			return fmt.Errorf("decode snapshot mapping %d: %w", i, err)
 		}
 		rec.Source = internSource(rec.Source)
-		if err := validateSnapshotMapping(i, SnapshotMapping(rec)); err != nil {
+		m := rec.mapping()
+		if err := validateSnapshotMapping(i, m); err != nil {
 			return err
 		}
-		snap.Mappings = append(snap.Mappings, SnapshotMapping(rec))
+		snap.Mappings = append(snap.Mappings, m)
 	}
 	return expectDelim(dec, ']')
 }
@@ -211,7 +222,7 @@ func internSource(s string) string {
 	return s
 }
 
-func validateSnapshotMapping(i int, m SnapshotMapping) error {
+func validateSnapshotMapping(i int, m Mapping) error {
 	fields := [...]struct{ name, value string }{
 		{"vendor_pattern", m.VendorPattern}, {"product_pattern", m.ProductPattern},
 		{"cpe_vendor", m.CPEVendor}, {"cpe_product", m.CPEProduct},
@@ -226,7 +237,7 @@ func validateSnapshotMapping(i int, m SnapshotMapping) error {
 	default:
 		return appliance.Invalid(fmt.Sprintf("mappings[%d].source", i), "enum", "source must be nvd, community or curated")
 	}
-	if !inUnitRange(m.Confidence) {
+	if m.Confidence == nil || !inUnitRange(*m.Confidence) {
 		return appliance.Invalid(fmt.Sprintf("mappings[%d].confidence", i), "range", "must be between 0 and 1")
 	}
 	return nil

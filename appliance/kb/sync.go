@@ -1,4 +1,4 @@
-package kbsync
+package kb
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
 
 // pageLimit is what one pull asks for (the server's maximum).
@@ -41,7 +41,7 @@ func (c *Client) Sync(ctx context.Context) error {
 		return c.fail(fmt.Errorf("pull: %w", err))
 	}
 	c.record(func(s *Status) { s.LastPull, s.Pulled = c.now().UTC(), s.Pulled+n })
-	if p.Edition != license.EditionProfessional {
+	if p.Edition != licensing.EditionProfessional {
 		return nil
 	}
 	pushed, err := c.push(ctx, server, cred)
@@ -148,8 +148,8 @@ func applyOne(ctx context.Context, tx appliance.Tx, m Mapping, now time.Time) (c
 	if m.Source != appliance.SourceCommunity && m.Source != appliance.SourceCurated {
 		return false, false, nil // a source this version does not know
 	}
-	lm := license.Mapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct}
-	key := license.TupleKey(lm.Trimmed())
+	lm := Mapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct}
+	key := TupleKey(lm.Trimmed())
 	if m.Retracted {
 		row, err := tx.KBMappingByTuple(ctx, m.Source, key)
 		if errors.Is(err, appliance.ErrNotFound) {
@@ -162,21 +162,21 @@ func applyOne(ctx context.Context, tx appliance.Tx, m Mapping, now time.Time) (c
 	}
 	row := appliance.KBMapping{Source: m.Source, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
 		CPEVendor: strings.ToLower(m.CPEVendor), CPEProduct: strings.ToLower(m.CPEProduct), TupleKey: key,
-		Confidence: min(max(m.Confidence, 0), 1), Published: true, CreatedAt: now, UpdatedAt: now}
+		Confidence: min(max(m.ConfidenceValue(), 0), 1), Published: true, CreatedAt: now, UpdatedAt: now}
 	_, err = tx.UpsertKBMapping(ctx, row)
 	return true, false, err
 }
 
 // push sends the overrides not pushed yet, at most MaxPushMappings a request.
 func (c *Client) push(ctx context.Context, server string, cred Credentials) (int, error) {
-	pending, err := c.store.PendingOverrides(ctx, license.MaxPushMappings)
+	pending, err := c.store.PendingOverrides(ctx, MaxPushMappings)
 	if err != nil || len(pending) == 0 {
 		return 0, err
 	}
 	one := 1.0
-	ms := make([]license.Mapping, 0, len(pending))
+	ms := make([]Mapping, 0, len(pending))
 	for _, o := range pending {
-		ms = append(ms, license.Mapping{VendorPattern: o.ReportedVendor, ProductPattern: o.ReportedName,
+		ms = append(ms, Mapping{VendorPattern: o.ReportedVendor, ProductPattern: o.ReportedName,
 			CPEVendor: o.Identity.Vendor, CPEProduct: o.Identity.Product, Confidence: &one})
 	}
 	if err := c.transport.Push(ctx, server, cred, ms); err != nil {
@@ -199,11 +199,11 @@ func (c *Client) ImportSnapshot(ctx context.Context, r io.Reader, publicKey stri
 	if publicKey == "" {
 		return 0, appliance.Invalid("public_key", "required", "no licence server public key is pinned: pass --public-key or set license.public_key")
 	}
-	pub, err := license.ParsePublicKey(publicKey)
+	pub, err := licensing.ParsePublicKey(publicKey)
 	if err != nil {
 		return 0, err
 	}
-	snap, err := license.ReadSnapshot(r, pub)
+	snap, err := ReadSnapshot(r, pub)
 	if err != nil {
 		return 0, err
 	}
@@ -214,11 +214,7 @@ func (c *Client) ImportSnapshot(ctx context.Context, r io.Reader, publicKey stri
 	if snap.Serial < held {
 		return 0, appliance.Conflict("snapshot %d is older than snapshot %d, which this installation already imported", snap.Serial, held)
 	}
-	ms := make([]Mapping, len(snap.Mappings))
-	for i, m := range snap.Mappings {
-		ms[i] = Mapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct,
-			Source: m.Source, Confidence: m.Confidence, Retracted: m.Retracted, UpdatedAt: m.UpdatedAt, Part: m.Part}
-	}
+	ms := snap.Mappings
 	return len(ms), c.apply(ctx, ms, func(tx appliance.Tx) error {
 		return tx.SetSetting(ctx, keySnapshotSerial, strconv.FormatUint(snap.Serial, 10))
 	})

@@ -1,15 +1,17 @@
-package license
+package kb
 
 import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 )
 
 // The whole real catalogue (110,094 identities) as one snapshot.
 func BenchmarkWriteSnapshot(b *testing.B) {
-	snap := snapshotFromRows(loadCPERows(b, 0))
-	priv := testKey("snapshot")
+	snap := snapshotFromRows(storetest.CPERows(b, 0))
+	priv := keyOf("snapshot")
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := WriteSnapshot(io.Discard, priv, snap); err != nil {
@@ -20,8 +22,8 @@ func BenchmarkWriteSnapshot(b *testing.B) {
 }
 
 func BenchmarkReadSnapshot(b *testing.B) {
-	file := writeSnapshotBytes(b, snapshotFromRows(loadCPERows(b, 0)))
-	pub := publicOf(testKey("snapshot"))
+	file := writeSnapshotBytes(b, snapshotFromRows(storetest.CPERows(b, 0)))
+	pub := publicOf(keyOf("snapshot"))
 	b.ReportAllocs()
 	b.SetBytes(int64(len(file)))
 	for b.Loop() {
@@ -31,25 +33,11 @@ func BenchmarkReadSnapshot(b *testing.B) {
 	}
 }
 
-func BenchmarkVerify(b *testing.B) {
-	priv := testKey("licence")
-	lic, err := Sign(priv, samplePayload())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Verify(publicOf(priv), lic); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkValidatePush(b *testing.B) {
-	rows := loadCPERows(b, MaxPushMappings)
+	rows := storetest.CPERows(b, MaxPushMappings)
 	ms := make([]Mapping, len(rows))
 	for i, r := range rows {
-		ms[i] = Mapping{humanName(r.vendor), humanName(r.product), r.vendor, r.product, nil}
+		ms[i] = Mapping{VendorPattern: humanName(r.Vendor), ProductPattern: humanName(r.Product), CPEVendor: r.Vendor, CPEProduct: r.Product, Confidence: nil}
 	}
 	b.ReportAllocs()
 	for b.Loop() {

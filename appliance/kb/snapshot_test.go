@@ -1,4 +1,4 @@
-package license
+package kb
 
 import (
 	"bytes"
@@ -9,25 +9,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 func writeSnapshotBytes(t testing.TB, snap Snapshot) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteSnapshot(&buf, testKey("snapshot"), snap); err != nil {
+	if err := WriteSnapshot(&buf, keyOf("snapshot"), snap); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
 func TestSnapshotRoundTrip100K(t *testing.T) {
-	want := snapshotFromRows(loadCPERows(t, 100_000))
+	want := snapshotFromRows(storetest.CPERows(t, 100_000))
 	if len(want.Mappings) != 100_000 {
 		t.Fatalf("built %d mappings from real data, want 100000", len(want.Mappings))
 	}
 	file := writeSnapshotBytes(t, want)
-	got, err := ReadSnapshot(bytes.NewReader(file), publicOf(testKey("snapshot")))
+	got, err := ReadSnapshot(bytes.NewReader(file), publicOf(keyOf("snapshot")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +39,8 @@ func TestSnapshotRoundTrip100K(t *testing.T) {
 }
 
 func TestSnapshotRoundTripEmpty(t *testing.T) {
-	want := Snapshot{CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Mappings: []SnapshotMapping{}}
-	got, err := ReadSnapshot(bytes.NewReader(writeSnapshotBytes(t, want)), publicOf(testKey("snapshot")))
+	want := Snapshot{CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Mappings: []Mapping{}}
+	got, err := ReadSnapshot(bytes.NewReader(writeSnapshotBytes(t, want)), publicOf(keyOf("snapshot")))
 	if err != nil || len(got.Mappings) != 0 || !got.CreatedAt.Equal(want.CreatedAt) {
 		t.Fatalf("got %+v, %v", got, err)
 	}
@@ -45,8 +48,8 @@ func TestSnapshotRoundTripEmpty(t *testing.T) {
 
 // Flipping any bit pattern in any byte, header included, is detected.
 func TestReadSnapshotRefusesEveryTamperedByte(t *testing.T) {
-	file := writeSnapshotBytes(t, snapshotFromRows(loadCPERows(t, 60)))
-	pub := publicOf(testKey("snapshot"))
+	file := writeSnapshotBytes(t, snapshotFromRows(storetest.CPERows(t, 60)))
+	pub := publicOf(keyOf("snapshot"))
 	for i := range file {
 		for _, flip := range []byte{0x01, 0x80} {
 			tampered := bytes.Clone(file)
@@ -57,8 +60,8 @@ func TestReadSnapshotRefusesEveryTamperedByte(t *testing.T) {
 }
 
 func TestReadSnapshotRefusesTruncationAndStrippedHeader(t *testing.T) {
-	file := writeSnapshotBytes(t, snapshotFromRows(loadCPERows(t, 2000)))
-	pub := publicOf(testKey("snapshot"))
+	file := writeSnapshotBytes(t, snapshotFromRows(storetest.CPERows(t, 2000)))
+	pub := publicOf(keyOf("snapshot"))
 	for n := 0; n < len(file); n += 1 + n/16 {
 		expectRefused(t, file[:n], pub, "truncated")
 	}
@@ -66,7 +69,7 @@ func TestReadSnapshotRefusesTruncationAndStrippedHeader(t *testing.T) {
 	header := bytes.IndexByte(file, '\n') + 1
 	expectRefused(t, file[header:], pub, "header stripped")
 	expectRefused(t, append(bytes.Clone(file), 0), pub, "byte appended")
-	expectRefused(t, file, publicOf(testKey("other")), "wrong key")
+	expectRefused(t, file, publicOf(keyOf("other")), "wrong key")
 	expectRefused(t, file, nil, "no key")
 }
 
@@ -76,7 +79,7 @@ func TestReadSnapshotRefusesUnsignedGzip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("real data missing: %v", err)
 	}
-	pub := publicOf(testKey("snapshot"))
+	pub := publicOf(keyOf("snapshot"))
 	expectRefused(t, raw, pub, "bare gzip")
 	fakeHeader := append([]byte(snapshotMagic+" "+string(bytes.Repeat([]byte("A"), 86))+"==\n"), raw...)
 	expectRefused(t, fakeHeader, pub, "zero signature")
@@ -85,25 +88,25 @@ func TestReadSnapshotRefusesUnsignedGzip(t *testing.T) {
 func expectRefused(t *testing.T, file []byte, pub []byte, what string) {
 	t.Helper()
 	snap, err := ReadSnapshot(bytes.NewReader(file), pub)
-	if !errors.Is(err, ErrBadSignature) || snap.Mappings != nil || !snap.CreatedAt.IsZero() {
-		t.Fatalf("%s (%d bytes): got %d mappings, err %v; want nothing and ErrBadSignature", what, len(file), len(snap.Mappings), err)
+	if !errors.Is(err, licensing.ErrBadSignature) || snap.Mappings != nil || !snap.CreatedAt.IsZero() {
+		t.Fatalf("%s (%d bytes): got %d mappings, err %v; want nothing and licensing.ErrBadSignature", what, len(file), len(snap.Mappings), err)
 	}
 }
 
 func TestWriteSnapshotRefusesInvalidMappings(t *testing.T) {
 	tests := []struct {
 		name  string
-		edit  func(*SnapshotMapping)
+		edit  func(*Mapping)
 		field string
 	}{
-		{"no cpe product", func(m *SnapshotMapping) { m.CPEProduct = "" }, "mappings[1].cpe_product"},
-		{"unknown source", func(m *SnapshotMapping) { m.Source = "rumour" }, "mappings[1].source"},
-		{"confidence above 1", func(m *SnapshotMapping) { m.Confidence = 1.5 }, "mappings[1].confidence"},
+		{"no cpe product", func(m *Mapping) { m.CPEProduct = "" }, "mappings[1].cpe_product"},
+		{"unknown source", func(m *Mapping) { m.Source = "rumour" }, "mappings[1].source"},
+		{"confidence above 1", func(m *Mapping) { m.Confidence = Conf(1.5) }, "mappings[1].confidence"},
 	}
 	for _, tt := range tests {
-		snap := snapshotFromRows(loadCPERows(t, 3))
+		snap := snapshotFromRows(storetest.CPERows(t, 3))
 		tt.edit(&snap.Mappings[1])
-		err := WriteSnapshot(io.Discard, testKey("snapshot"), snap)
+		err := WriteSnapshot(io.Discard, keyOf("snapshot"), snap)
 		var verr *appliance.ValidationError
 		if !errors.As(err, &verr) || verr.Field != tt.field {
 			t.Errorf("%s: err = %v, want validation error on %s", tt.name, err, tt.field)
@@ -126,7 +129,7 @@ func TestReadSnapshotRefusesSignedBadContent(t *testing.T) {
 	}
 	for name, body := range tests {
 		file := signJSONBody(t, []byte(body))
-		snap, err := ReadSnapshot(bytes.NewReader(file), publicOf(testKey("snapshot")))
+		snap, err := ReadSnapshot(bytes.NewReader(file), publicOf(keyOf("snapshot")))
 		if err == nil || snap.Mappings != nil {
 			t.Errorf("%s: got %d mappings, err %v; want refusal", name, len(snap.Mappings), err)
 		}
@@ -135,7 +138,7 @@ func TestReadSnapshotRefusesSignedBadContent(t *testing.T) {
 
 func TestReadSnapshotSkipsUnknownMembers(t *testing.T) {
 	body := `{"note":{"x":[1,2]},"mappings":[{"vendor_pattern":"a","product_pattern":"b","cpe_vendor":"c","cpe_product":"d","source":"curated","confidence":1,"updated_at":"2026-03-15T08:00:00Z"}],"count":1,"version":1,"format":"vulnkeeper-kb-snapshot"}`
-	snap, err := ReadSnapshot(bytes.NewReader(signJSONBody(t, []byte(body))), publicOf(testKey("snapshot")))
+	snap, err := ReadSnapshot(bytes.NewReader(signJSONBody(t, []byte(body))), publicOf(keyOf("snapshot")))
 	if err != nil || len(snap.Mappings) != 1 || snap.Mappings[0].Source != SourceCurated {
 		t.Fatalf("got %+v, %v", snap, err)
 	}
@@ -152,7 +155,7 @@ func signJSONBody(t testing.TB, body []byte) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	sig, err := signWithContext(testKey("snapshot"), contextSnapshot, gz.Bytes())
+	sig, err := licensing.SignSnapshot(keyOf("snapshot"), gz.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +172,10 @@ func assertSnapshotsEqual(t *testing.T, got, want Snapshot) {
 		if !g.UpdatedAt.Equal(w.UpdatedAt) {
 			t.Fatalf("mapping %d updated_at %v, want %v", i, g.UpdatedAt, w.UpdatedAt)
 		}
-		g.UpdatedAt = w.UpdatedAt
+		if g.ConfidenceValue() != w.ConfidenceValue() {
+			t.Fatalf("mapping %d confidence %v, want %v", i, g.ConfidenceValue(), w.ConfidenceValue())
+		}
+		g.UpdatedAt, g.Confidence = w.UpdatedAt, w.Confidence
 		if g != w {
 			t.Fatalf("mapping %d = %+v, want %+v", i, g, w)
 		}

@@ -1,7 +1,7 @@
 // Package kbsync is the installation's side of the shared knowledge base: it activates a
 // licence, pulls published mappings (hourly, incrementally), pushes the mappings people
 // confirmed (professional edition), and applies signed snapshots on air-gapped sites.
-package kbsync
+package kb
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
 
@@ -31,14 +30,6 @@ const (
 	keySnapshotSerial = "kb.snapshot_serial" // newest snapshot imported with kb import
 	keySince          = "kb.since"
 )
-
-// Mapping is one mapping as the licence server publishes it.
-type Mapping struct {
-	Part, VendorPattern, ProductPattern, CPEVendor, CPEProduct, Source string
-	Confidence                                                         float64
-	Retracted                                                          bool
-	UpdatedAt                                                          time.Time
-}
 
 // Page is one pull response.
 type Page struct {
@@ -56,7 +47,7 @@ type Credentials struct {
 type Transport interface {
 	Activate(ctx context.Context, server, code, installationID string) (string, error)
 	Pull(ctx context.Context, server string, cred Credentials, since time.Time, hasSince bool, offset, limit int) (Page, error)
-	Push(ctx context.Context, server string, cred Credentials, ms []license.Mapping) error
+	Push(ctx context.Context, server string, cred Credentials, ms []Mapping) error
 }
 
 // Status is what an admin sees of the sync.
@@ -112,25 +103,25 @@ func (c *Client) InstallationID(ctx context.Context) (string, error) {
 
 // Activate turns an activation code into a licence and stores it with the server URL and,
 // when given, the pinned public key the licence must verify against.
-func (c *Client) Activate(ctx context.Context, server, code, publicKey string) (license.Payload, error) {
+func (c *Client) Activate(ctx context.Context, server, code, publicKey string) (licensing.Payload, error) {
 	server = strings.TrimRight(strings.TrimSpace(server), "/")
 	if server == "" {
-		return license.Payload{}, appliance.Invalid("server", "required", "the licence server URL is required")
+		return licensing.Payload{}, appliance.Invalid("server", "required", "the licence server URL is required")
 	}
 	id, err := c.InstallationID(ctx)
 	if err != nil {
-		return license.Payload{}, err
+		return licensing.Payload{}, err
 	}
 	text, err := c.transport.Activate(ctx, server, code, id)
 	if err != nil {
-		return license.Payload{}, err
+		return licensing.Payload{}, err
 	}
 	p, err := c.readLicense(text, publicKey)
 	if err != nil {
-		return license.Payload{}, err
+		return licensing.Payload{}, err
 	}
 	if p.InstallationID != id {
-		return license.Payload{}, fmt.Errorf("the licence server answered a licence for %q, not this installation %q", p.InstallationID, id)
+		return licensing.Payload{}, fmt.Errorf("the licence server answered a licence for %q, not this installation %q", p.InstallationID, id)
 	}
 	err = c.store.InTx(ctx, func(tx appliance.Tx) error {
 		for k, v := range map[string]string{keyLicense: text, keyServerURL: server, keyPublicKey: strings.TrimSpace(publicKey)} {
@@ -148,21 +139,21 @@ func (c *Client) Activate(ctx context.Context, server, code, publicKey string) (
 
 // readLicense verifies the licence against the pinned key when there is one; without a key
 // it only reads the payload (the server still checks the credential on every call).
-func (c *Client) readLicense(text, publicKey string) (license.Payload, error) {
+func (c *Client) readLicense(text, publicKey string) (licensing.Payload, error) {
 	if publicKey = strings.TrimSpace(publicKey); publicKey != "" {
-		pub, err := license.ParsePublicKey(publicKey)
+		pub, err := licensing.ParsePublicKey(publicKey)
 		if err != nil {
-			return license.Payload{}, err
+			return licensing.Payload{}, err
 		}
-		return license.Verify(pub, text)
+		return licensing.Verify(pub, text)
 	}
 	raw, err := base64.StdEncoding.DecodeString(text)
 	if err != nil || len(raw) <= ed25519.SignatureSize {
-		return license.Payload{}, fmt.Errorf("malformed licence")
+		return licensing.Payload{}, fmt.Errorf("malformed licence")
 	}
-	var p license.Payload
+	var p licensing.Payload
 	if err := json.Unmarshal(raw[ed25519.SignatureSize:], &p); err != nil {
-		return license.Payload{}, fmt.Errorf("malformed licence: %w", err)
+		return licensing.Payload{}, fmt.Errorf("malformed licence: %w", err)
 	}
 	return p, nil
 }
@@ -180,29 +171,29 @@ func (c *Client) pinnedKey(ctx context.Context) (string, error) {
 }
 
 // licence loads the stored licence; ok is false when the installation has none.
-func (c *Client) licence(ctx context.Context) (license.Payload, Credentials, string, bool, error) {
+func (c *Client) licence(ctx context.Context) (licensing.Payload, Credentials, string, bool, error) {
 	text, err := c.store.Setting(ctx, keyLicense)
 	if errors.Is(err, appliance.ErrNotFound) {
-		return license.Payload{}, Credentials{}, "", false, nil
+		return licensing.Payload{}, Credentials{}, "", false, nil
 	}
 	if err != nil {
-		return license.Payload{}, Credentials{}, "", false, err
+		return licensing.Payload{}, Credentials{}, "", false, err
 	}
 	key, err := c.pinnedKey(ctx)
 	if err != nil {
-		return license.Payload{}, Credentials{}, "", false, err
+		return licensing.Payload{}, Credentials{}, "", false, err
 	}
 	p, err := c.readLicense(text, key)
 	if err != nil {
-		return license.Payload{}, Credentials{}, "", false, fmt.Errorf("stored licence: %w", err)
+		return licensing.Payload{}, Credentials{}, "", false, fmt.Errorf("stored licence: %w", err)
 	}
 	server := c.opts.ServerURL
 	if server == "" {
 		if server, err = c.store.Setting(ctx, keyServerURL); err != nil && !errors.Is(err, appliance.ErrNotFound) {
-			return license.Payload{}, Credentials{}, "", false, err
+			return licensing.Payload{}, Credentials{}, "", false, err
 		}
 	}
-	cred := Credentials{Bearer: license.Credential(text), InstallationID: p.InstallationID, Edition: string(p.Edition)}
+	cred := Credentials{Bearer: licensing.Credential(text), InstallationID: p.InstallationID, Edition: string(p.Edition)}
 	return p, cred, server, true, nil
 }
 

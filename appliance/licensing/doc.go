@@ -8,7 +8,7 @@
 // base64(signature ‖ payload).
 //
 // The package does file I/O for keys and snapshots only; it knows neither SQL nor HTTP.
-package license
+package licensing
 
 import "errors"
 

@@ -1,9 +1,10 @@
-package license
+package kb
 
 import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,13 +34,30 @@ const (
 	SourceCurated   = "curated"
 )
 
-// Mapping is one pushed vendor/product → CPE mapping; Confidence is nil when not given.
+// Mapping is the one form of a KB mapping: what an installation pushes, what the licence
+// server publishes and pulls return, and what a snapshot carries. Confidence is nil only in a
+// push that leaves it out; Source, Part, Retracted and UpdatedAt are the licence server's.
 type Mapping struct {
 	VendorPattern  string
 	ProductPattern string
 	CPEVendor      string
 	CPEProduct     string
 	Confidence     *float64
+	Source         string // curated, community or nvd
+	Part           string // nvd catalogue rows: a, o or h (empty means a)
+	Retracted      bool   // importers drop it
+	UpdatedAt      time.Time
+}
+
+// Conf is a confidence for a Mapping.
+func Conf(c float64) *float64 { return &c }
+
+// ConfidenceValue is the confidence, 0 when none was given.
+func (m Mapping) ConfidenceValue() float64 {
+	if m.Confidence == nil {
+		return 0
+	}
+	return *m.Confidence
 }
 
 // ValidatePush checks a push request: an installation ID and 1..500 mappings, each with all four

@@ -1,4 +1,4 @@
-package kbsync
+package kb
 
 import (
 	"bytes"
@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
 
 // publish has three other installations push m, so the server publishes it.
-func (w *world) publish(t testing.TB, m license.Mapping) {
+func (w *world) publish(t testing.TB, m Mapping) {
 	t.Helper()
 	ctx := context.Background()
 	for i := range 3 {
@@ -25,11 +25,11 @@ func (w *world) publish(t testing.TB, m license.Mapping) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		who, err := w.lic.Authenticate(ctx, license.Credential(act.License), id)
+		who, err := w.lic.Authenticate(ctx, licensing.Credential(act.License), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.lic.Push(ctx, who, id, "professional", []license.Mapping{m}); err != nil {
+		if _, err := w.hub.Push(ctx, who, id, "professional", []Mapping{m}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,7 +63,7 @@ func TestSyncPagesIncrementallyAndAppliesRetractions(t *testing.T) {
 		t.Errorf("an idle sync: %v, %d pulls, changed=%v; want one empty pull", err, w.transport.pulls, contents(t, w.install) != got)
 	}
 	time.Sleep(2 * time.Millisecond) // the retraction gets a later updated_at than the last sync saw
-	if err := w.lic.Withdraw(ctx, "curated", log4j); err != nil {
+	if err := w.hub.Withdraw(ctx, "curated", log4j); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.client.Sync(ctx); err != nil {
@@ -100,7 +100,7 @@ func TestSyncPushesConfirmedOverrides(t *testing.T) {
 				t.Fatalf("sync: %v", err)
 			}
 			pending, _ := w.install.PendingOverrides(ctx, 500)
-			row, rowErr := w.server.KBMappingByTuple(ctx, "community", license.TupleKey(mapping("Acme Widgets", "Totally Unknown Widget", "openssl", "openssl")))
+			row, rowErr := w.server.KBMappingByTuple(ctx, "community", TupleKey(mapping("Acme Widgets", "Totally Unknown Widget", "openssl", "openssl")))
 			st, _ := w.client.Status(ctx)
 			if edition == "standard" {
 				if w.transport.pushes != 0 || len(pending) != 1 || !errors.Is(rowErr, appliance.ErrNotFound) {
@@ -109,7 +109,7 @@ func TestSyncPushesConfirmedOverrides(t *testing.T) {
 				return
 			}
 			if w.transport.pushes != 1 || len(pending) != 0 || rowErr != nil || row.ContributionCount != 1 || row.Published ||
-				row.Confidence != license.CommunityConfidenceCap || st.Pushed != 1 || st.LastPush.IsZero() {
+				row.Confidence != CommunityConfidenceCap || st.Pushed != 1 || st.LastPush.IsZero() {
 				t.Errorf("pushes %d, pending %d, server row %+v (%v), status %+v", w.transport.pushes, len(pending), row, rowErr, st)
 			}
 			if err := w.client.Sync(ctx); err != nil || w.transport.pushes != 1 {
@@ -164,7 +164,7 @@ func forgeLicence(t testing.TB, w *world) string {
 	t.Helper()
 	id, _ := w.client.InstallationID(context.Background())
 	now := time.Now().UTC().Truncate(time.Second)
-	text, err := license.Sign(testOnlyKey(), license.Payload{LicenseID: "forged", InstallationID: id, Edition: license.EditionStandard,
+	text, err := licensing.Sign(testOnlyKey(), licensing.Payload{LicenseID: "forged", InstallationID: id, Edition: licensing.EditionStandard,
 		IssuedAt: now, ExpiresAt: now.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestActivateRefusesAForeignKey(t *testing.T) {
 	}
 	p, err := w.client.Activate(ctx, serverURL+"/", code, w.publicKey())
 	st, _ := w.client.Status(ctx)
-	if err != nil || p.Edition != license.EditionProfessional || st.ServerURL != serverURL || !st.Licensed {
+	if err != nil || p.Edition != licensing.EditionProfessional || st.ServerURL != serverURL || !st.Licensed {
 		t.Errorf("activation: %+v (%v), status %+v", p, err, st)
 	}
 }
@@ -203,7 +203,7 @@ func TestImportSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	var file bytes.Buffer
-	n, err := w.lic.Export(ctx, &file)
+	n, err := w.hub.Export(ctx, &file)
 	if err != nil || n != 303 {
 		t.Fatalf("export: %d, %v", n, err)
 	}
@@ -230,7 +230,7 @@ func TestImportSnapshot(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := w.client.ImportSnapshot(ctx, bytes.NewReader(c.file), c.key)
 			var ve *appliance.ValidationError
-			if err == nil || !errors.Is(err, license.ErrBadSignature) && !errors.As(err, &ve) {
+			if err == nil || !errors.Is(err, licensing.ErrBadSignature) && !errors.As(err, &ve) {
 				t.Errorf("import: %v, want a signature or validation error", err)
 			}
 			if after := contents(t, w.install); after != before {
@@ -255,14 +255,14 @@ func TestOlderSnapshotIsRefused(t *testing.T) {
 	log4j := mapping("Apache Software Foundation", "Apache Log4j", "apache", "log4j")
 	w.seedServer(t, 10, log4j)
 	var old, newer bytes.Buffer
-	if _, err := w.lic.Export(ctx, &old); err != nil {
+	if _, err := w.hub.Export(ctx, &old); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Millisecond)
-	if err := w.lic.Withdraw(ctx, "curated", log4j); err != nil {
+	if err := w.hub.Withdraw(ctx, "curated", log4j); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.lic.Export(ctx, &newer); err != nil {
+	if _, err := w.hub.Export(ctx, &newer); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.client.ImportSnapshot(ctx, bytes.NewReader(newer.Bytes()), w.publicKey()); err != nil {
@@ -284,8 +284,8 @@ func TestOlderSnapshotIsRefused(t *testing.T) {
 		t.Errorf("re-importing the held snapshot: %v", err)
 	}
 	pub := w.lic.PublicKey()
-	o, _ := license.ReadSnapshot(bytes.NewReader(old.Bytes()), pub)
-	n, _ := license.ReadSnapshot(bytes.NewReader(newer.Bytes()), pub)
+	o, _ := ReadSnapshot(bytes.NewReader(old.Bytes()), pub)
+	n, _ := ReadSnapshot(bytes.NewReader(newer.Bytes()), pub)
 	if o.Serial != 1 || n.Serial != 2 {
 		t.Errorf("serials %d and %d, want 1 and 2", o.Serial, n.Serial)
 	}

@@ -1,7 +1,8 @@
-package licensing
+package kb
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -10,23 +11,39 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
-	"github.com/vulnkeeper/vulnkeeper/appliance/license"
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
+
+// Hub is the licence server's side of the knowledge base: installations' contributions and
+// their publication, pulls, operator curation and signed snapshots for air-gapped sites.
+type Hub struct {
+	store appliance.Store
+	key   ed25519.PrivateKey
+	now   func() time.Time
+}
+
+// NewHub builds the KB service of a licence server; key signs snapshots.
+func NewHub(store appliance.Store, key ed25519.PrivateKey) *Hub {
+	return &Hub{store: store, key: key, now: time.Now}
+}
+
+// SetClock makes the hub read the time from now (tests).
+func (s *Hub) SetClock(now func() time.Time) { s.now = now }
 
 // Push records an installation's confirmed mappings. Each installation counts once per
 // tuple; a community mapping is published once installations of PublishThreshold different
 // customers agree (see Voice).
-func (s *Server) Push(ctx context.Context, who Licensee, bodyInstallation, editionHeader string, ms []license.Mapping) (int, error) {
+func (s *Hub) Push(ctx context.Context, who licensing.Licensee, bodyInstallation, editionHeader string, ms []Mapping) (int, error) {
 	if who.Expired {
-		return 0, ErrExpired
+		return 0, licensing.ErrExpired
 	}
-	if who.License.Edition != string(license.EditionProfessional) || !strings.EqualFold(strings.TrimSpace(editionHeader), string(license.EditionProfessional)) {
+	if who.License.Edition != string(licensing.EditionProfessional) || !strings.EqualFold(strings.TrimSpace(editionHeader), string(licensing.EditionProfessional)) {
 		return 0, appliance.Forbidden("pushing mappings needs a professional licence and X-Edition: professional")
 	}
 	if bodyInstallation != who.License.InstallationID {
 		return 0, appliance.Invalid("installation_id", "match", "installation_id must equal the X-Installation-ID header")
 	}
-	if err := license.ValidatePush(bodyInstallation, ms); err != nil {
+	if err := ValidatePush(bodyInstallation, ms); err != nil {
 		return 0, err
 	}
 	now := s.now().UTC()
@@ -34,7 +51,7 @@ func (s *Server) Push(ctx context.Context, who Licensee, bodyInstallation, editi
 		seen := map[string]bool{}
 		for _, m := range ms {
 			m = m.Trimmed()
-			key := license.TupleKey(m)
+			key := TupleKey(m)
 			if seen[key] {
 				continue
 			}
@@ -58,7 +75,7 @@ func Voice(l appliance.License) string {
 	return "installation:" + l.InstallationID
 }
 
-func (s *Server) contribute(ctx context.Context, tx appliance.Tx, m license.Mapping, key string, who appliance.License, now time.Time) error {
+func (s *Hub) contribute(ctx context.Context, tx appliance.Tx, m Mapping, key string, who appliance.License, now time.Time) error {
 	row, err := tx.KBMappingByTuple(ctx, appliance.SourceCommunity, key)
 	if errors.Is(err, appliance.ErrNotFound) {
 		row = appliance.KBMapping{Source: appliance.SourceCommunity, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
@@ -66,7 +83,7 @@ func (s *Server) contribute(ctx context.Context, tx appliance.Tx, m license.Mapp
 	} else if err != nil {
 		return err
 	}
-	conf := license.CapConfidence(m.Confidence)
+	conf := CapConfidence(m.Confidence)
 	if row.ID == 0 {
 		row.Confidence, row.UpdatedAt = conf, now
 		if row.ID, err = tx.UpsertKBMapping(ctx, row); err != nil {
@@ -78,9 +95,9 @@ func (s *Server) contribute(ctx context.Context, tx appliance.Tx, m license.Mapp
 		return err
 	}
 	// The community confidence is the mean of the contributions, never above the cap.
-	row.Confidence = min((row.Confidence*float64(row.ContributionCount)+conf)/float64(row.ContributionCount+1), license.CommunityConfidenceCap)
+	row.Confidence = min((row.Confidence*float64(row.ContributionCount)+conf)/float64(row.ContributionCount+1), CommunityConfidenceCap)
 	row.ContributionCount++
-	row.Published = voices >= license.PublishThreshold && !row.Retracted
+	row.Published = voices >= PublishThreshold && !row.Retracted
 	row.UpdatedAt = now
 	_, err = tx.UpsertKBMapping(ctx, row)
 	return err
@@ -90,9 +107,9 @@ func (s *Server) contribute(ctx context.Context, tx appliance.Tx, m license.Mapp
 const MaxPullLimit = 50000
 
 // Pull streams the published mappings a query selects; total counts them all.
-func (s *Server) Pull(ctx context.Context, who Licensee, q appliance.PullQuery, fn func(appliance.KBMapping) error) (int, error) {
+func (s *Hub) Pull(ctx context.Context, who licensing.Licensee, q appliance.PullQuery, fn func(appliance.KBMapping) error) (int, error) {
 	if who.Expired {
-		return 0, ErrExpired
+		return 0, licensing.ErrExpired
 	}
 	switch q.Source {
 	case "", appliance.SourceNVD, appliance.SourceCommunity, appliance.SourceCurated:
@@ -109,8 +126,8 @@ func (s *Server) Pull(ctx context.Context, who Licensee, q appliance.PullQuery, 
 }
 
 // Curate adds (or updates) an operator-verified mapping, published at once.
-func (s *Server) Curate(ctx context.Context, m license.Mapping) error {
-	if err := license.ValidatePush("operator", []license.Mapping{m}); err != nil {
+func (s *Hub) Curate(ctx context.Context, m Mapping) error {
+	if err := ValidatePush("operator", []Mapping{m}); err != nil {
 		return err
 	}
 	m = m.Trimmed()
@@ -120,7 +137,7 @@ func (s *Server) Curate(ctx context.Context, m license.Mapping) error {
 	}
 	now := s.now().UTC()
 	row := appliance.KBMapping{Source: appliance.SourceCurated, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
-		CPEVendor: strings.ToLower(m.CPEVendor), CPEProduct: strings.ToLower(m.CPEProduct), TupleKey: license.TupleKey(m),
+		CPEVendor: strings.ToLower(m.CPEVendor), CPEProduct: strings.ToLower(m.CPEProduct), TupleKey: TupleKey(m),
 		Confidence: conf, Published: true, CreatedAt: now, UpdatedAt: now}
 	return s.store.InTx(ctx, func(tx appliance.Tx) error {
 		_, err := tx.UpsertKBMapping(ctx, row)
@@ -130,8 +147,8 @@ func (s *Server) Curate(ctx context.Context, m license.Mapping) error {
 
 // Withdraw unpublishes a curated or community mapping everywhere: it stays, marked retracted,
 // so the next pull tells every installation to delete it.
-func (s *Server) Withdraw(ctx context.Context, source string, m license.Mapping) error {
-	key := license.TupleKey(m.Trimmed())
+func (s *Hub) Withdraw(ctx context.Context, source string, m Mapping) error {
+	key := TupleKey(m.Trimmed())
 	return s.store.InTx(ctx, func(tx appliance.Tx) error {
 		row, err := tx.KBMappingByTuple(ctx, source, key)
 		if errors.Is(err, appliance.ErrNotFound) {
@@ -147,7 +164,7 @@ func (s *Server) Withdraw(ctx context.Context, source string, m license.Mapping)
 }
 
 // Sources reports each KB source for operators.
-func (s *Server) Sources(ctx context.Context) ([]appliance.SourceStats, error) {
+func (s *Hub) Sources(ctx context.Context) ([]appliance.SourceStats, error) {
 	return s.store.KBSourceStats(ctx)
 }
 
@@ -156,8 +173,8 @@ const snapshotSerialKey = "kb.snapshot_serial"
 
 // Export writes a signed snapshot of everything a pull without since would return, with the
 // next serial (taken in its own transaction, so two exports never share one).
-func (s *Server) Export(ctx context.Context, w io.Writer) (int, error) {
-	snap := license.Snapshot{CreatedAt: s.now().UTC()}
+func (s *Hub) Export(ctx context.Context, w io.Writer) (int, error) {
+	snap := Snapshot{CreatedAt: s.now().UTC()}
 	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
 		last, err := tx.Setting(ctx, snapshotSerialKey)
 		if err != nil && !errors.Is(err, appliance.ErrNotFound) {
@@ -172,13 +189,18 @@ func (s *Server) Export(ctx context.Context, w io.Writer) (int, error) {
 	}
 	q := appliance.PullQuery{Limit: -1}
 	_, err = s.store.PullMappings(ctx, q, func(m appliance.KBMapping) error {
-		snap.Mappings = append(snap.Mappings, license.SnapshotMapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
-			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.Confidence, UpdatedAt: m.UpdatedAt,
-			Retracted: m.Retracted, Part: m.Part})
+		snap.Mappings = append(snap.Mappings, Published(m))
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
-	return len(snap.Mappings), license.WriteSnapshot(w, s.key, snap)
+	return len(snap.Mappings), WriteSnapshot(w, s.key, snap)
+}
+
+// Published is a stored KB row as pulls and snapshots carry it.
+func Published(m appliance.KBMapping) Mapping {
+	return Mapping{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor,
+		CPEProduct: m.CPEProduct, Source: m.Source, Confidence: Conf(m.Confidence), UpdatedAt: m.UpdatedAt,
+		Retracted: m.Retracted, Part: m.Part}
 }
