@@ -19,6 +19,9 @@ type Identity struct {
 // Resolved reports whether the identity names a product.
 func (i Identity) Resolved() bool { return i.Vendor != "" && i.Product != "" }
 
+// String is "vendor:product".
+func (i Identity) String() string { return i.Vendor + ":" + i.Product }
+
 // Asset is a host, identified by its hostname within one organization.
 type Asset struct {
 	ID              int64
@@ -138,11 +141,14 @@ type KEVRecord struct {
 	Ransomware string
 }
 
-// CatalogEntry is one software identity of the catalogue.
+// CatalogEntry is one software identity of the catalogue, as an import reads it and the store
+// keeps it. Vendor and Product are lowercase, unescaped CPE 2.3 component values ("notepad++",
+// not "notepad\+\+").
 type CatalogEntry struct {
-	Part, Vendor, Product, Title string
-	Deprecated                   bool
-	Source                       string
+	Identity
+	Title      string // human name, version stripped where the source allowed it; may be empty
+	Deprecated bool   // every entry of the product in the source was deprecated
+	Source     string // where it came from: nvd, cpedict, default, kb …
 }
 
 // Generation names of the change counters.

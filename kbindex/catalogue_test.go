@@ -4,16 +4,18 @@ import (
 	"context"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
 )
 
 const cataloguePath = "../../shared/data/cpe/vendor_product.tsv.gz"
 
 // loadCatalogue reads the real catalogue; a missing file fails the test.
-func loadCatalogue(t testing.TB) []catalog.Identity {
+func loadCatalogue(t testing.TB) []appliance.CatalogEntry {
 	t.Helper()
-	var ids []catalog.Identity
-	_, err := catalog.ParseFile(context.Background(), cataloguePath, func(id catalog.Identity) error {
+	var ids []appliance.CatalogEntry
+	_, err := catalog.ParseFile(context.Background(), cataloguePath, func(id appliance.CatalogEntry) error {
 		ids = append(ids, id)
 		return nil
 	})

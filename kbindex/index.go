@@ -13,9 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2"
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/blevesearch/bleve/v2"
 )
 
 // fingerprintFile sits inside the index directory; it is written last, so an index without
@@ -50,7 +50,7 @@ func (ix *Index) Close() error {
 }
 
 // Fingerprint identifies a catalogue's content in the order given.
-func Fingerprint(identities []catalog.Identity) string {
+func Fingerprint(identities []appliance.CatalogEntry) string {
 	h := sha256.New()
 	for _, id := range identities {
 		fmt.Fprintf(h, "%s\x1f%s\x1f%s\x1f%s\x1e", id.Part, id.Vendor, id.Product, id.Title)
@@ -59,14 +59,14 @@ func Fingerprint(identities []catalog.Identity) string {
 }
 
 // Current reports whether dir holds a finished index of exactly these identities.
-func Current(dir string, identities []catalog.Identity) bool {
+func Current(dir string, identities []appliance.CatalogEntry) bool {
 	stored, err := os.ReadFile(filepath.Join(dir, fingerprintFile))
 	return err == nil && strings.TrimSpace(string(stored)) == Fingerprint(identities)
 }
 
 // Build (re)creates the index in dir unless it is already current. It builds beside dir
 // and renames, so a crash never leaves a half-written index where Open would find it.
-func Build(ctx context.Context, dir string, identities []catalog.Identity) error {
+func Build(ctx context.Context, dir string, identities []appliance.CatalogEntry) error {
 	if Current(dir, identities) {
 		return nil
 	}
@@ -88,7 +88,7 @@ func Build(ctx context.Context, dir string, identities []catalog.Identity) error
 
 // buildInto uses Bleve's offline builder: segments are written once and merged, about ten
 // times faster than online batches, which persist and merge as they go.
-func buildInto(ctx context.Context, dir string, identities []catalog.Identity) error {
+func buildInto(ctx context.Context, dir string, identities []appliance.CatalogEntry) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func buildInto(ctx context.Context, dir string, identities []catalog.Identity) e
 	return os.WriteFile(filepath.Join(dir, fingerprintFile), []byte(Fingerprint(identities)+"\n"), 0o644)
 }
 
-func indexAll(ctx context.Context, b bleve.Builder, identities []catalog.Identity) error {
+func indexAll(ctx context.Context, b bleve.Builder, identities []appliance.CatalogEntry) error {
 	for i, id := range identities {
 		if i%batchSize == 0 {
 			if err := ctx.Err(); err != nil {

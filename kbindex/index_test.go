@@ -9,16 +9,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
 )
 
 // someIdentities is a real slice of the catalogue: every identity of a few vendors.
-func someIdentities(t testing.TB) []catalog.Identity {
+func someIdentities(t testing.TB) []appliance.CatalogEntry {
 	t.Helper()
 	keep := map[string]bool{"mozilla": true, "videolan": true, "haxx": true, "curl": true, "boltcms": true,
 		"logitech": true, "gnu": true, "openssl": true}
-	var ids []catalog.Identity
+	var ids []appliance.CatalogEntry
 	for _, id := range loadCatalogue(t) {
 		if keep[id.Vendor] {
 			ids = append(ids, id)
@@ -99,7 +100,7 @@ func TestBuildSkipsCurrentIndexAndRebuildsStale(t *testing.T) {
 	if err := Build(ctx, dir, ids); err != nil || !modTime(t, dir).Equal(stamp) {
 		t.Fatalf("second Build of the same catalogue rebuilt (err %v)", err)
 	}
-	changed := append(ids[:len(ids):len(ids)], catalog.Identity{Part: "a", Vendor: "acme", Product: "rocket_sled"})
+	changed := append(ids[:len(ids):len(ids)], appliance.CatalogEntry{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "rocket_sled"}})
 	if Current(dir, changed) {
 		t.Fatal("a changed catalogue must be stale")
 	}

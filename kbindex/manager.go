@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // Live is the index the serving process holds open: it answers candidate searches while a
@@ -20,7 +20,7 @@ type Live struct {
 func NewLive(dir string) *Live { return &Live{dir: dir} }
 
 // Rebuild makes the index match identities (a no-op when it already does) and opens it.
-func (l *Live) Rebuild(ctx context.Context, identities []catalog.Identity) error {
+func (l *Live) Rebuild(ctx context.Context, identities []appliance.CatalogEntry) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ix != nil && Current(l.dir, identities) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
@@ -12,7 +14,6 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
 	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
 )
 
@@ -40,7 +41,7 @@ type document struct {
 	T string `json:"t"`
 }
 
-func newDocument(id catalog.Identity) document {
+func newDocument(id appliance.CatalogEntry) document {
 	return document{
 		P: strings.Join(words(id.Product), " "),
 		V: strings.Join(words(id.Vendor), " "),
@@ -49,7 +50,7 @@ func newDocument(id catalog.Identity) document {
 }
 
 // docID encodes the identity, so a hit needs no stored fields.
-func docID(id catalog.Identity) string {
+func docID(id appliance.CatalogEntry) string {
 	return id.Part + "\x1f" + id.Vendor + "\x1f" + id.Product
 }
 

@@ -276,7 +276,7 @@ func TestGenerationsAndCatalogue(t *testing.T) {
 	ctx := context.Background()
 	err := inTx(st, func(ctx context.Context, tx appliance.Tx) error {
 		for range 2 {
-			if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Part: "a", Vendor: "v", Product: "p", Source: "nvd"}, t0); err != nil {
+			if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: appliance.Identity{Part: "a", Vendor: "v", Product: "p"}, Source: "nvd"}, t0); err != nil {
 				return err
 			}
 		}

@@ -53,7 +53,7 @@ func seedPull(t *testing.T, st *Store, community, catalog int, at time.Time) {
 	err := inTx(st, func(ctx context.Context, tx appliance.Tx) error {
 		for i, p := range pairs {
 			if i >= community {
-				if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Part: p[0], Vendor: p[1], Product: p[2], Source: "nvd"}, at); err != nil {
+				if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: appliance.Identity{Part: p[0], Vendor: p[1], Product: p[2]}, Source: "nvd"}, at); err != nil {
 					return err
 				}
 				continue

@@ -132,7 +132,7 @@ func seedKB(t testing.TB, st *sqlitestore.Store, community, catalog int, at time
 	err := st.InTx(ctx, func(tx appliance.Tx) error {
 		for i, r := range rows {
 			if i >= community {
-				if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Part: r[0], Vendor: r[1], Product: r[2], Source: "nvd"}, at); err != nil {
+				if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: appliance.Identity{Part: r[0], Vendor: r[1], Product: r[2]}, Source: "nvd"}, at); err != nil {
 					return err
 				}
 				continue

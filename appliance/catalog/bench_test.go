@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 func benchmarkParse(b *testing.B, path string) {
@@ -12,7 +14,7 @@ func benchmarkParse(b *testing.B, path string) {
 	b.ReportAllocs()
 	var identities int
 	for b.Loop() {
-		n, err := Parse(context.Background(), bytes.NewReader(data), func(Identity) error { return nil })
+		n, err := Parse(context.Background(), bytes.NewReader(data), func(appliance.CatalogEntry) error { return nil })
 		if err != nil {
 			b.Fatal(err)
 		}

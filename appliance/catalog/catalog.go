@@ -3,7 +3,7 @@
 // CPE API 2.0 JSON and the official CPE dictionary XML, each optionally gzipped.
 //
 // Importers stream their input and hand every identity to a callback once: a dictionary lists
-// each product in many versions, and those collapse into one Identity per file.
+// each product in many versions, and those collapse into one appliance.CatalogEntry per file.
 package catalog
 
 import (
@@ -14,17 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-)
 
-// Identity is one software identity of the catalogue. Vendor and Product are lowercase,
-// unescaped CPE 2.3 component values ("notepad++", not "notepad\+\+").
-type Identity struct {
-	Part       string // "a", "o" or "h"
-	Vendor     string
-	Product    string
-	Title      string // human name, version stripped where the source allowed it; may be empty
-	Deprecated bool   // every entry of the product in the source was deprecated
-}
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
 
 // format is one of the input kinds Parse recognizes.
 type format int
@@ -42,7 +34,7 @@ const readBufferSize = 64 << 10
 // significant character, and calls fn once per distinct identity. It returns how many
 // identities fn accepted. An error from fn stops the import and is returned as is; malformed
 // input yields an *appliance.ValidationError naming the line or byte offset.
-func Parse(ctx context.Context, r io.Reader, fn func(Identity) error) (int, error) {
+func Parse(ctx context.Context, r io.Reader, fn func(appliance.CatalogEntry) error) (int, error) {
 	br := bufio.NewReaderSize(r, readBufferSize)
 	if isGzip(br) {
 		zr, err := gzip.NewReader(br)
@@ -63,7 +55,7 @@ func Parse(ctx context.Context, r io.Reader, fn func(Identity) error) (int, erro
 }
 
 // ParseFile opens path and runs Parse on it.
-func ParseFile(ctx context.Context, path string, fn func(Identity) error) (int, error) {
+func ParseFile(ctx context.Context, path string, fn func(appliance.CatalogEntry) error) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("open catalogue: %w", err)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 func gzipBytes(t *testing.T, b []byte) []byte {
@@ -52,7 +54,7 @@ func TestParseDetectsFormatAndGzip(t *testing.T) {
 func TestParseStopsOnCallbackError(t *testing.T) {
 	stop := errors.New("store full")
 	calls := 0
-	n, err := ParseFile(context.Background(), catalogMiniTSV, func(Identity) error {
+	n, err := ParseFile(context.Background(), catalogMiniTSV, func(appliance.CatalogEntry) error {
 		if calls++; calls == 3 {
 			return stop
 		}
@@ -67,7 +69,7 @@ func TestParseHonoursCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, path := range []string{vendorProductTSV, dictionaryXML} {
-		_, err := ParseFile(ctx, path, func(Identity) error { return nil })
+		_, err := ParseFile(ctx, path, func(appliance.CatalogEntry) error { return nil })
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want context.Canceled", path, err)
 		}
@@ -83,7 +85,7 @@ func TestParseFileErrors(t *testing.T) {
 	if err := os.WriteFile(path, broken[:len(broken)/2], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ParseFile(context.Background(), path, func(Identity) error { return nil }); err == nil {
+	if _, err := ParseFile(context.Background(), path, func(appliance.CatalogEntry) error { return nil }); err == nil {
 		t.Error("truncated gzip: no error")
 	}
 }

@@ -13,13 +13,13 @@ const ctxCheckEvery = 1024
 
 type identityKey struct{ part, vendor, product string }
 
-func keyOf(id Identity) identityKey { return identityKey{id.Part, id.Vendor, id.Product} }
+func keyOf(id appliance.CatalogEntry) identityKey { return identityKey{id.Part, id.Vendor, id.Product} }
 
 // distinct remembers the keys already emitted, so a file names each identity once even when
 // its rows differ only in case.
 type distinct map[identityKey]struct{}
 
-func (d distinct) firstTime(id Identity) bool {
+func (d distinct) firstTime(id appliance.CatalogEntry) bool {
 	k := keyOf(id)
 	if _, ok := d[k]; ok {
 		return false
@@ -28,11 +28,11 @@ func (d distinct) firstTime(id Identity) bool {
 	return true
 }
 
-// productSet folds the many versions a dictionary lists for one product into one Identity,
+// productSet folds the many versions a dictionary lists for one product into one appliance.CatalogEntry,
 // keeping first-seen order so output is deterministic.
 type productSet struct {
 	index map[identityKey]int
-	list  []Identity
+	list  []appliance.CatalogEntry
 }
 
 func newProductSet() *productSet {
@@ -41,7 +41,7 @@ func newProductSet() *productSet {
 
 // add merges an entry: the product stays deprecated only while every entry is, and keeps the
 // shortest non-empty title.
-func (s *productSet) add(id Identity) {
+func (s *productSet) add(id appliance.CatalogEntry) {
 	k := keyOf(id)
 	i, ok := s.index[k]
 	if !ok {
@@ -57,7 +57,7 @@ func (s *productSet) add(id Identity) {
 }
 
 // emit hands every collected identity to fn, watching ctx.
-func (s *productSet) emit(ctx context.Context, fn func(Identity) error) (int, error) {
+func (s *productSet) emit(ctx context.Context, fn func(appliance.CatalogEntry) error) (int, error) {
 	for i, id := range s.list {
 		if i%ctxCheckEvery == 0 && ctx.Err() != nil {
 			return i, ctx.Err()
@@ -71,20 +71,14 @@ func (s *productSet) emit(ctx context.Context, fn func(Identity) error) (int, er
 
 // identityFromName turns a parsed CPE name into the identity it names; title is cleaned of
 // white space runs and of a trailing copy of the name's version.
-func identityFromName(n cpe.Name, title string, deprecated bool) (Identity, error) {
-	id := Identity{
-		Part:       n.Part,
-		Vendor:     strings.ToLower(n.Vendor),
-		Product:    strings.ToLower(n.Product),
-		Title:      stripVersion(normalizeSpace(title), n.Version, n.Update),
-		Deprecated: deprecated,
-	}
+func identityFromName(n cpe.Name, title string, deprecated bool) (appliance.CatalogEntry, error) {
+	id := appliance.CatalogEntry{Identity: appliance.Identity{Part: n.Part, Vendor: strings.ToLower(n.Vendor), Product: strings.ToLower(n.Product)}, Title: stripVersion(normalizeSpace(title), n.Version, n.Update), Deprecated: deprecated}
 	return id, checkIdentity(id)
 }
 
 // checkIdentity refuses what cannot name a product. NA ("-") is tolerated because NVD data
 // carries it as a placeholder vendor or product; ANY ("*") matches everything and names nothing.
-func checkIdentity(id Identity) error {
+func checkIdentity(id appliance.CatalogEntry) error {
 	switch id.Part {
 	case "a", "o", "h":
 	default:

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/cpe"
 )
 
@@ -205,7 +207,7 @@ func TestDemoFeedCriteriaInStarterCatalog(t *testing.T) {
 	}
 }
 
-func checkNode(t *testing.T, id string, node feedNode, catalogue map[identityKey]Identity) {
+func checkNode(t *testing.T, id string, node feedNode, catalogue map[identityKey]appliance.CatalogEntry) {
 	t.Helper()
 	if node.Operator != "OR" && node.Operator != "AND" {
 		t.Errorf("%s: node operator %q", id, node.Operator)

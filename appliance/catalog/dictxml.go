@@ -35,7 +35,7 @@ type dictReader struct {
 
 // parseDictionary streams the dictionary token by token; memory grows with the number of
 // distinct products, not with the file.
-func parseDictionary(ctx context.Context, r io.Reader, fn func(Identity) error) (int, error) {
+func parseDictionary(ctx context.Context, r io.Reader, fn func(appliance.CatalogEntry) error) (int, error) {
 	d := &dictReader{dec: xml.NewDecoder(r), set: newProductSet()}
 	for tokens := 1; ; tokens++ {
 		if tokens%(ctxCheckEvery*16) == 0 && ctx.Err() != nil {
@@ -138,14 +138,14 @@ func (d *dictReader) finish() error {
 }
 
 // itemIdentity prefers the 2.3 name; dictionaries before 2.3 carry only the 2.2 URI.
-func itemIdentity(item *dictItem) (Identity, error) {
+func itemIdentity(item *dictItem) (appliance.CatalogEntry, error) {
 	raw := item.name23
 	if raw == "" {
 		raw = item.name22
 	}
 	name, err := cpe.Parse(raw)
 	if err != nil {
-		return Identity{}, err
+		return appliance.CatalogEntry{}, err
 	}
 	return identityFromName(name, englishTitle(item.titles), item.deprecated)
 }

@@ -21,9 +21,9 @@ func TestParseRealDictionary(t *testing.T) {
 		}
 	}
 	m := byKey(ids)
-	for _, w := range []Identity{
-		{Part: "a", Vendor: "1024cms", Product: "1024_cms", Title: "1024cms.org 1024 CMS"},
-		{Part: "a", Vendor: "openssl", Product: "openssl", Title: "OpenSSL OpenSSL"},
+	for _, w := range []appliance.CatalogEntry{
+		{Identity: appliance.Identity{Part: "a", Vendor: "1024cms", Product: "1024_cms"}, Title: "1024cms.org 1024 CMS"},
+		{Identity: appliance.Identity{Part: "a", Vendor: "openssl", Product: "openssl"}, Title: "OpenSSL OpenSSL"},
 	} {
 		if g := m[keyOf(w)]; g != w {
 			t.Errorf("got %+v, want %+v", g, w)
@@ -61,9 +61,9 @@ func TestParseDictionaryItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Identity{
-		{Part: "a", Vendor: "acme", Product: "widget", Title: "ACME Widget"},
-		{Part: "o", Vendor: "acme", Product: "os_++", Title: "ACME OS++ 2 for routers", Deprecated: true},
+	want := []appliance.CatalogEntry{
+		{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "widget"}, Title: "ACME Widget"},
+		{Identity: appliance.Identity{Part: "o", Vendor: "acme", Product: "os_++"}, Title: "ACME OS++ 2 for routers", Deprecated: true},
 	}
 	if !equalIdentities(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)

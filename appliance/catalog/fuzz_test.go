@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // headOfGzip returns the first n bytes of a gzipped file's content.
@@ -42,7 +44,7 @@ func FuzzCatalog(f *testing.F) {
 	f.Add([]byte("{\"products\":[{\"cpe\":{\"cpeName\":\"cpe:/a:acme:w\"}}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		seen := distinct{}
-		n, _ := Parse(context.Background(), bytes.NewReader(data), func(id Identity) error {
+		n, _ := Parse(context.Background(), bytes.NewReader(data), func(id appliance.CatalogEntry) error {
 			if err := checkIdentity(id); err != nil {
 				t.Fatalf("emitted malformed identity %+v: %v", id, err)
 			}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // Real files, by path relative to this package; tests fail when one is missing.
@@ -19,10 +21,10 @@ const (
 )
 
 // parseAll runs ParseFile and returns every identity, failing the test on error.
-func parseAll(tb testing.TB, path string) []Identity {
+func parseAll(tb testing.TB, path string) []appliance.CatalogEntry {
 	tb.Helper()
-	var got []Identity
-	n, err := ParseFile(context.Background(), path, func(id Identity) error {
+	var got []appliance.CatalogEntry
+	n, err := ParseFile(context.Background(), path, func(id appliance.CatalogEntry) error {
 		got = append(got, id)
 		return nil
 	})
@@ -36,16 +38,16 @@ func parseAll(tb testing.TB, path string) []Identity {
 }
 
 // parseString runs Parse on s and returns identities and the error.
-func parseString(s string) ([]Identity, error) {
-	var got []Identity
-	_, err := Parse(context.Background(), strings.NewReader(s), func(id Identity) error {
+func parseString(s string) ([]appliance.CatalogEntry, error) {
+	var got []appliance.CatalogEntry
+	_, err := Parse(context.Background(), strings.NewReader(s), func(id appliance.CatalogEntry) error {
 		got = append(got, id)
 		return nil
 	})
 	return got, err
 }
 
-func countParts(ids []Identity) map[string]int {
+func countParts(ids []appliance.CatalogEntry) map[string]int {
 	parts := map[string]int{}
 	for _, id := range ids {
 		parts[id.Part]++
@@ -53,8 +55,8 @@ func countParts(ids []Identity) map[string]int {
 	return parts
 }
 
-func byKey(ids []Identity) map[identityKey]Identity {
-	m := make(map[identityKey]Identity, len(ids))
+func byKey(ids []appliance.CatalogEntry) map[identityKey]appliance.CatalogEntry {
+	m := make(map[identityKey]appliance.CatalogEntry, len(ids))
 	for _, id := range ids {
 		m[keyOf(id)] = id
 	}

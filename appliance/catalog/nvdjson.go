@@ -22,7 +22,7 @@ type nvdProduct struct {
 
 // parseNVDJSON walks the top-level object token by token and decodes the "products" array one
 // element at a time, so a full dump never sits in memory as JSON.
-func parseNVDJSON(ctx context.Context, r io.Reader, fn func(Identity) error) (int, error) {
+func parseNVDJSON(ctx context.Context, r io.Reader, fn func(appliance.CatalogEntry) error) (int, error) {
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
 		return 0, err
@@ -72,10 +72,10 @@ func readProducts(ctx context.Context, dec *json.Decoder, set *productSet) error
 	return expectDelim(dec, ']')
 }
 
-func productIdentity(p nvdProduct) (Identity, error) {
+func productIdentity(p nvdProduct) (appliance.CatalogEntry, error) {
 	name, err := cpe.Parse(p.CPE.Name)
 	if err != nil {
-		return Identity{}, err
+		return appliance.CatalogEntry{}, err
 	}
 	return identityFromName(name, englishTitle(p.CPE.Titles), p.CPE.Deprecated)
 }

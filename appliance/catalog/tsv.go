@@ -17,7 +17,7 @@ const maxTSVLine = 1 << 20
 
 // parseTSV reads `part<TAB>vendor<TAB>product[<TAB>title[<TAB>...]]` lines. Blank lines are
 // skipped; a first line whose first column is "part" is a header.
-func parseTSV(ctx context.Context, r io.Reader, fn func(Identity) error) (int, error) {
+func parseTSV(ctx context.Context, r io.Reader, fn func(appliance.CatalogEntry) error) (int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, readBufferSize), maxTSVLine)
 	t := tsvReader{seen: distinct{}}
@@ -50,22 +50,22 @@ type tsvReader struct {
 }
 
 // identity reads one line; ok is false for blank lines, the header and repeated identities.
-func (t *tsvReader) identity(text string) (id Identity, ok bool, err error) {
+func (t *tsvReader) identity(text string) (id appliance.CatalogEntry, ok bool, err error) {
 	text = strings.TrimRight(text, "\r")
 	if t.line == 1 {
 		text = strings.TrimPrefix(text, "\ufeff")
 	}
 	if strings.TrimSpace(text) == "" {
-		return Identity{}, false, nil
+		return appliance.CatalogEntry{}, false, nil
 	}
 	if !t.started {
 		t.started = true
 		if isHeader(text) {
-			return Identity{}, false, nil
+			return appliance.CatalogEntry{}, false, nil
 		}
 	}
 	if id, err = parseTSVLine(text); err != nil {
-		return Identity{}, false, err
+		return appliance.CatalogEntry{}, false, err
 	}
 	return id, t.seen.firstTime(id), nil
 }
@@ -75,21 +75,21 @@ func isHeader(text string) bool {
 	return strings.EqualFold(strings.TrimSpace(first), "part")
 }
 
-func parseTSVLine(text string) (Identity, error) {
+func parseTSVLine(text string) (appliance.CatalogEntry, error) {
 	cols := strings.SplitN(text, "\t", 5)
 	if len(cols) < 3 {
-		return Identity{}, appliance.Invalid("catalog", "columns",
+		return appliance.CatalogEntry{}, appliance.Invalid("catalog", "columns",
 			"want part, vendor and product separated by tabs, got %d column(s)", len(cols))
 	}
 	vendor, err := tsvComponent("vendor", cols[1])
 	if err != nil {
-		return Identity{}, err
+		return appliance.CatalogEntry{}, err
 	}
 	product, err := tsvComponent("product", cols[2])
 	if err != nil {
-		return Identity{}, err
+		return appliance.CatalogEntry{}, err
 	}
-	id := Identity{Part: strings.ToLower(strings.TrimSpace(cols[0])), Vendor: vendor, Product: product}
+	id := appliance.CatalogEntry{Identity: appliance.Identity{Part: strings.ToLower(strings.TrimSpace(cols[0])), Vendor: vendor, Product: product}}
 	if len(cols) > 3 {
 		id.Title = normalizeSpace(cols[3])
 	}

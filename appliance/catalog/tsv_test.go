@@ -30,7 +30,7 @@ func TestParseVendorProductTSV(t *testing.T) {
 	checkKnownIdentities(t, byKey(ids))
 }
 
-func checkKnownIdentities(t *testing.T, m map[identityKey]Identity) {
+func checkKnownIdentities(t *testing.T, m map[identityKey]appliance.CatalogEntry) {
 	t.Helper()
 	for _, k := range []identityKey{
 		{"a", "notepad-plus-plus", "notepad++"},
@@ -74,7 +74,7 @@ func TestParseCatalogMini(t *testing.T) {
 	if len(ids) != 29 {
 		t.Fatalf("got %d identities, want 29", len(ids))
 	}
-	want := Identity{Part: "a", Vendor: "notepad-plus-plus", Product: "notepad++", Title: "Notepad++"}
+	want := appliance.CatalogEntry{Identity: appliance.Identity{Part: "a", Vendor: "notepad-plus-plus", Product: "notepad++"}, Title: "Notepad++"}
 	if got := byKey(ids)[keyOf(want)]; got != want {
 		t.Errorf("notepad++ = %+v, want %+v", got, want)
 	}
@@ -84,20 +84,20 @@ func TestParseTSVLines(t *testing.T) {
 	tests := []struct {
 		name  string
 		input string
-		want  []Identity
+		want  []appliance.CatalogEntry
 	}{
 		{"escaped value", "a\tnotepad-plus-plus\tnotepad\\+\\+\tNotepad++\n",
-			[]Identity{{Part: "a", Vendor: "notepad-plus-plus", Product: "notepad++", Title: "Notepad++"}}},
+			[]appliance.CatalogEntry{{Identity: appliance.Identity{Part: "a", Vendor: "notepad-plus-plus", Product: "notepad++"}, Title: "Notepad++"}}},
 		{"plain value", "a\tnotepad-plus-plus\tnotepad++\n",
-			[]Identity{{Part: "a", Vendor: "notepad-plus-plus", Product: "notepad++"}}},
+			[]appliance.CatalogEntry{{Identity: appliance.Identity{Part: "a", Vendor: "notepad-plus-plus", Product: "notepad++"}}}},
 		{"escaped backslash and colon", "a\tacme\tx\\\\y\\:z\n",
-			[]Identity{{Part: "a", Vendor: "acme", Product: `x\y:z`}}},
+			[]appliance.CatalogEntry{{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: `x\y:z`}}}},
 		{"header, CRLF, BOM, blank lines", "\ufeffpart\tvendor\tproduct\ttitle\r\n\r\no\tDebian\tDebian_Linux\tDebian  GNU/Linux\r\n\n",
-			[]Identity{{Part: "o", Vendor: "debian", Product: "debian_linux", Title: "Debian GNU/Linux"}}},
+			[]appliance.CatalogEntry{{Identity: appliance.Identity{Part: "o", Vendor: "debian", Product: "debian_linux"}, Title: "Debian GNU/Linux"}}},
 		{"extra columns ignored", "h\tcisco\tasa_5505\tCisco ASA 5505\tnvd20,cpedict\textra\n",
-			[]Identity{{Part: "h", Vendor: "cisco", Product: "asa_5505", Title: "Cisco ASA 5505"}}},
+			[]appliance.CatalogEntry{{Identity: appliance.Identity{Part: "h", Vendor: "cisco", Product: "asa_5505"}, Title: "Cisco ASA 5505"}}},
 		{"duplicates by case collapse, first wins", "a\tCurl\tcurl\tFirst\na\tcurl\tCURL\tSecond\n",
-			[]Identity{{Part: "a", Vendor: "curl", Product: "curl", Title: "First"}}},
+			[]appliance.CatalogEntry{{Identity: appliance.Identity{Part: "a", Vendor: "curl", Product: "curl"}, Title: "First"}}},
 		{"header only", "part\tvendor\tproduct\n", nil},
 		{"empty input", "", nil},
 	}
@@ -150,7 +150,7 @@ func TestParseTSVLineTooLong(t *testing.T) {
 	}
 }
 
-func equalIdentities(a, b []Identity) bool {
+func equalIdentities(a, b []appliance.CatalogEntry) bool {
 	if len(a) != len(b) {
 		return false
 	}

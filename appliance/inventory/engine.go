@@ -14,7 +14,6 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/advisories"
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
 	"github.com/vulnkeeper/vulnkeeper/appliance/matcher"
 	"github.com/vulnkeeper/vulnkeeper/appliance/nvd"
 	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
@@ -23,7 +22,7 @@ import (
 // CandidateIndex is the fuzzy candidate index (kbindex) as resolution needs it.
 type CandidateIndex interface {
 	resolve.CandidateSource
-	Rebuild(ctx context.Context, identities []catalog.Identity) error
+	Rebuild(ctx context.Context, identities []appliance.CatalogEntry) error
 }
 
 // Engine holds the derived, in-memory state: the resolver over the catalogue and the match
@@ -117,9 +116,9 @@ func (e *Engine) Load(ctx context.Context) (catalogChanged, cveChanged bool, err
 
 func (e *Engine) loadCatalog(ctx context.Context) error {
 	start := time.Now()
-	var ids []catalog.Identity
+	var ids []appliance.CatalogEntry
 	err := e.store.EachCatalogEntry(ctx, func(c appliance.CatalogEntry) error {
-		ids = append(ids, catalog.Identity{Part: c.Part, Vendor: c.Vendor, Product: c.Product, Title: c.Title, Deprecated: c.Deprecated})
+		ids = append(ids, appliance.CatalogEntry{Identity: appliance.Identity{Part: c.Part, Vendor: c.Vendor, Product: c.Product}, Title: c.Title, Deprecated: c.Deprecated})
 		return nil
 	})
 	if err != nil {
@@ -168,12 +167,12 @@ func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
 	if !p.Identity.Resolved() {
 		return nil
 	}
-	var aliases []matcher.VendorProduct
+	var aliases []appliance.Identity
 	for _, vp := range e.resolver.Aliases(p.Identity.Vendor, p.Identity.Product) {
-		aliases = append(aliases, matcher.VendorProduct{Vendor: vp.Vendor, Product: vp.Product})
+		aliases = append(aliases, appliance.Identity{Vendor: vp.Vendor, Product: vp.Product})
 	}
 	if len(aliases) == 0 {
-		aliases = []matcher.VendorProduct{{Vendor: p.Identity.Vendor, Product: p.Identity.Product}}
+		aliases = []appliance.Identity{{Vendor: p.Identity.Vendor, Product: p.Identity.Product}}
 	}
 	found := e.matcher.Load().Match(matcher.Query{Part: p.Identity.Part, Aliases: aliases, Version: p.Version, Update: p.Update})
 	out := make([]appliance.MatchInput, 0, len(found))
@@ -189,15 +188,15 @@ type orgOverrides struct {
 	orgID int64
 }
 
-func (o orgOverrides) Override(ctx context.Context, key resolve.Key) (resolve.VendorProduct, bool, error) {
+func (o orgOverrides) Override(ctx context.Context, key resolve.Key) (appliance.Identity, bool, error) {
 	ov, err := o.store.OverrideFor(ctx, o.orgID, key.Vendor, key.Product)
 	if err != nil {
 		if errors.Is(err, appliance.ErrNotFound) {
-			return resolve.VendorProduct{}, false, nil
+			return appliance.Identity{}, false, nil
 		}
-		return resolve.VendorProduct{}, false, err
+		return appliance.Identity{}, false, err
 	}
-	return resolve.VendorProduct{Vendor: ov.Identity.Vendor, Product: ov.Identity.Product}, true, nil
+	return appliance.Identity{Vendor: ov.Identity.Vendor, Product: ov.Identity.Product}, true, nil
 }
 
 // resolution is what a product records of how its identity was found.
@@ -210,9 +209,9 @@ type resolution struct {
 // overrideMap answers resolution's first question from overrides read in advance.
 type overrideMap map[[2]string]appliance.Identity
 
-func (m overrideMap) Override(_ context.Context, key resolve.Key) (resolve.VendorProduct, bool, error) {
+func (m overrideMap) Override(_ context.Context, key resolve.Key) (appliance.Identity, bool, error) {
 	id, ok := m[[2]string{key.Vendor, key.Product}]
-	return resolve.VendorProduct{Vendor: id.Vendor, Product: id.Product}, ok, nil
+	return appliance.Identity{Vendor: id.Vendor, Product: id.Product}, ok, nil
 }
 
 // lookup finds the override of a reported pair.

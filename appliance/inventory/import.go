@@ -104,7 +104,7 @@ func (h *feedHandler) catalogue(ctx context.Context, cfgs []nvd.Configuration) e
 					continue
 				}
 				h.seen[id] = true
-				e := appliance.CatalogEntry{Part: id.Part, Vendor: id.Vendor, Product: id.Product, Source: "nvd"}
+				e := appliance.CatalogEntry{Identity: appliance.Identity{Part: id.Part, Vendor: id.Vendor, Product: id.Product}, Source: "nvd"}
 				if err := h.tx.UpsertCatalogEntry(ctx, e, h.at); err != nil {
 					return err
 				}
@@ -128,9 +128,8 @@ func (im *Importer) ImportCatalog(ctx context.Context, name string, r io.Reader,
 	err := im.store.InTx(ctx, func(tx appliance.Tx) error {
 		at := im.now().UTC()
 		var err error
-		n, err = catalog.Parse(ctx, r, func(id catalog.Identity) error {
-			return tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Part: id.Part, Vendor: id.Vendor, Product: id.Product,
-				Title: id.Title, Deprecated: id.Deprecated, Source: source}, at)
+		n, err = catalog.Parse(ctx, r, func(id appliance.CatalogEntry) error {
+			return tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: appliance.Identity{Part: id.Part, Vendor: id.Vendor, Product: id.Product}, Title: id.Title, Deprecated: id.Deprecated, Source: source}, at)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)

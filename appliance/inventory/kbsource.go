@@ -31,7 +31,7 @@ func (k *kbSource) load(ctx context.Context, r appliance.Reader) (int, error) {
 			return nil
 		}
 		key := resolve.Normalize(m.VendorPattern, m.ProductPattern)
-		out[key] = append(out[key], resolve.Mapping{VendorProduct: resolve.VendorProduct{Vendor: m.CPEVendor, Product: m.CPEProduct},
+		out[key] = append(out[key], resolve.Mapping{Identity: appliance.Identity{Vendor: m.CPEVendor, Product: m.CPEProduct},
 			Confidence: m.Confidence, Curated: m.Source == appliance.SourceCurated})
 		n++
 		return nil

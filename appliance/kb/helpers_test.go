@@ -141,7 +141,7 @@ func (w *world) seedServer(t testing.TB, catalog int, curated ...Mapping) {
 	at := time.Now().UTC()
 	err := w.server.InTx(ctx, func(tx appliance.Tx) error {
 		for _, r := range realRows(t, catalog) {
-			if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Part: r[0], Vendor: r[1], Product: r[2], Source: "nvd"}, at); err != nil {
+			if err := tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: appliance.Identity{Part: r[0], Vendor: r[1], Product: r[2]}, Source: "nvd"}, at); err != nil {
 				return err
 			}
 		}

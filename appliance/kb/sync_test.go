@@ -198,7 +198,7 @@ func TestImportSnapshot(t *testing.T) {
 	ctx := context.Background()
 	w.seedServer(t, 300, mapping("Apache Software Foundation", "Apache Log4j", "apache", "log4j"))
 	w.publish(t, mapping("Igor Pavlov", "7-Zip", "7-zip", "7-zip"))
-	osEntry := appliance.CatalogEntry{Part: "o", Vendor: "microsoft", Product: "windows_10", Source: "nvd"}
+	osEntry := appliance.CatalogEntry{Identity: appliance.Identity{Part: "o", Vendor: "microsoft", Product: "windows_10"}, Source: "nvd"}
 	if err := w.server.InTx(ctx, func(tx appliance.Tx) error { return tx.UpsertCatalogEntry(ctx, osEntry, time.Now()) }); err != nil {
 		t.Fatal(err)
 	}

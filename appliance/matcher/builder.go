@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/cpe"
 	"github.com/vulnkeeper/vulnkeeper/appliance/nvd"
 	"github.com/vulnkeeper/vulnkeeper/appliance/version"
@@ -21,8 +23,8 @@ type Builder struct {
 	interned   map[string]string
 	criteria   []criterion
 	critIndex  map[criterionKey]uint32
-	names      []VendorProduct
-	byName     map[VendorProduct]uint32
+	names      []appliance.Identity
+	byName     map[appliance.Identity]uint32
 	cves       map[string][]config
 	unparsable int
 }
@@ -36,7 +38,7 @@ func NewBuilder() *Builder {
 	return &Builder{
 		interned:  make(map[string]string),
 		critIndex: make(map[criterionKey]uint32),
-		byName:    make(map[VendorProduct]uint32),
+		byName:    make(map[appliance.Identity]uint32),
 		cves:      make(map[string][]config),
 	}
 }
@@ -106,7 +108,7 @@ func (b *Builder) parseCriterion(m nvd.Match) criterion {
 		b.unparsable++
 		return c
 	}
-	c.product = b.productID(VendorProduct{Vendor: name.Vendor, Product: name.Product})
+	c.product = b.productID(appliance.Identity{Vendor: name.Vendor, Product: name.Product})
 	c.part, c.update = b.intern(name.Part), b.intern(name.Update)
 	switch {
 	case name.Version == cpe.NA:
@@ -123,11 +125,11 @@ func (b *Builder) parseCriterion(m nvd.Match) criterion {
 	return c
 }
 
-func (b *Builder) productID(vp VendorProduct) uint32 {
+func (b *Builder) productID(vp appliance.Identity) uint32 {
 	if id, ok := b.byName[vp]; ok {
 		return id
 	}
-	vp = VendorProduct{Vendor: b.intern(vp.Vendor), Product: b.intern(vp.Product)}
+	vp = appliance.Identity{Vendor: b.intern(vp.Vendor), Product: b.intern(vp.Product)}
 	id := uint32(len(b.names))
 	b.names = append(b.names, vp)
 	b.byName[vp] = id

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/nvd"
 )
 
@@ -49,7 +51,7 @@ func andConfig(nodes ...nvd.Node) nvd.Configuration {
 }
 
 func product(vendor, name, v string) Query {
-	return Query{Aliases: []VendorProduct{{vendor, name}}, Version: v}
+	return Query{Aliases: []appliance.Identity{{Vendor: vendor, Product: name}}, Version: v}
 }
 
 // loadIndex builds an index from real feed or fixture files; missing files fail the test.

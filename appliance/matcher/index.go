@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // Index answers vulnerability queries; build it with a Builder. It is immutable.
@@ -15,8 +17,8 @@ type Index struct {
 	cveIDs   []string // per CVE
 	critText []string // per criterion: criteria as NVD writes it
 	critID   []string // per criterion: matchCriteriaId
-	names    []VendorProduct
-	byName   map[VendorProduct]uint32
+	names    []appliance.Identity
+	byName   map[appliance.Identity]uint32
 	products []productEntry
 	cves     []cveEntry // ordered by CVE id
 	stats    Stats

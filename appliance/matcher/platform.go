@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // maxPlatformNames keeps Platform readable for configurations listing dozens of OS releases.
@@ -46,7 +48,7 @@ func (ix *Index) assumptionText(n *node, qs *queryState) string {
 
 // assumptionText says "on a:b, c:d" (names sorted) or, for a negated node, "not on a:b",
 // leaving out the products skip accepts.
-func assumptionText(names []VendorProduct, n *node, skip func(product uint32) bool) string {
+func assumptionText(names []appliance.Identity, n *node, skip func(product uint32) bool) string {
 	var others []string
 	for _, pc := range n.products {
 		if skip(pc.product) {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/version"
 )
 
@@ -15,7 +17,7 @@ import (
 // Keys: the i-th distinct version has key 2i+1; a version between the (i-1)-th and the i-th
 // has key 2i. Comparing keys is comparing versions.
 type productEntry struct {
-	name      VendorProduct
+	name      appliance.Identity
 	values    []version.Version // distinct named versions, ascending
 	unbounded []uint32          // version "*" without bounds
 	na        []uint32          // version "-"
@@ -26,7 +28,7 @@ type productEntry struct {
 
 // productBuilder collects a product's criteria before they are ranked.
 type productBuilder struct {
-	name      VendorProduct
+	name      appliance.Identity
 	unbounded []uint32
 	na        []uint32
 	exact     []uint32

@@ -23,19 +23,13 @@
 //     it is assumed to hold, and says so.
 package matcher
 
-// VendorProduct is one spelling of a product identity, with CPE values unescaped ("notepad++").
-type VendorProduct struct {
-	Vendor, Product string
-}
-
-// String returns "vendor:product".
-func (vp VendorProduct) String() string { return vp.Vendor + ":" + vp.Product }
+import "github.com/vulnkeeper/vulnkeeper/appliance"
 
 // Query asks for the CVEs of one installed product. Aliases are every (vendor, product) the
 // identity has been published under; Part is "a", "o", "h" or "" for any.
 type Query struct {
 	Part    string
-	Aliases []VendorProduct
+	Aliases []appliance.Identity
 	Version string
 	Update  string
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/version"
 )
 
@@ -170,7 +172,7 @@ func boundQueries(ix *Index, rng *rand.Rand, n int, exact bool) []Query {
 		}
 		for _, v := range versions {
 			if v != "" {
-				pool = append(pool, Query{Aliases: []VendorProduct{ix.names[c.product]}, Version: v})
+				pool = append(pool, Query{Aliases: []appliance.Identity{ix.names[c.product]}, Version: v})
 			}
 		}
 	}

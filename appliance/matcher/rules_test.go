@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/nvd"
 )
 
@@ -77,7 +79,7 @@ func TestMatchIdentityRules(t *testing.T) {
 		{"query without part", []nvd.Configuration{orConfig(anyOf(vulnerable(xOS)))}, product("x", "y", "1.0"), true, ""},
 		{"other vendor", []nvd.Configuration{orConfig(anyOf(vulnerable(x10)))}, product("z", "y", "1.0"), false, ""},
 		{"alias spelling", []nvd.Configuration{orConfig(anyOf(vulnerable("cpe:2.3:a:haxx:curl:7.1:*:*:*:*:*:*:*")))},
-			Query{Aliases: []VendorProduct{{"curl", "curl"}, {"haxx", "curl"}}, Version: "7.1"}, true, ""},
+			Query{Aliases: []appliance.Identity{{Vendor: "curl", Product: "curl"}, {Vendor: "haxx", Product: "curl"}}, Version: "7.1"}, true, ""},
 		{"escaped name", []nvd.Configuration{orConfig(anyOf(vulnerable(`cpe:2.3:a:notepad-plus-plus:notepad\+\+:8.5:*:*:*:*:*:*:*`)))},
 			product("notepad-plus-plus", "notepad++", "8.5"), true, ""},
 	}

@@ -3,6 +3,8 @@ package resolve
 import (
 	"sort"
 	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // aliasGroups list identities NVD uses for the same software; the matcher checks CVEs of
@@ -64,32 +66,32 @@ var aliasGroups = [][]string{
 // Aliases returns (vendor, product) first, then the identities NVD also uses for the same
 // software: its curated group, and the "<name>" / "<name>_project" vendor pair NVD created
 // when it renamed project vendors. Only spellings the catalogue knows are returned.
-func (r *Resolver) Aliases(vendor, product string) []VendorProduct {
+func (r *Resolver) Aliases(vendor, product string) []appliance.Identity {
 	_, cat := r.snapshot()
 	return aliasesIn(cat, vendor, product)
 }
 
-func aliasesIn(cat *Catalog, vendor, product string) []VendorProduct {
-	self := VendorProduct{Vendor: vendor, Product: product}
-	others := map[VendorProduct]bool{}
+func aliasesIn(cat *Catalog, vendor, product string) []appliance.Identity {
+	self := appliance.Identity{Vendor: vendor, Product: product}
+	others := map[appliance.Identity]bool{}
 	for _, vp := range curatedAliases(self) {
 		others[vp] = true
 	}
 	for _, v := range projectSpellings(vendor, product) {
 		if _, ok := cat.Lookup(v, product); ok {
-			others[VendorProduct{Vendor: v, Product: product}] = true
+			others[appliance.Identity{Vendor: v, Product: product}] = true
 		}
 	}
 	delete(others, self)
-	list := make([]VendorProduct, 0, len(others)+1)
+	list := make([]appliance.Identity, 0, len(others)+1)
 	for vp := range others {
 		list = append(list, vp)
 	}
 	sort.Slice(list, func(i, j int) bool { return joinVP(list[i]) < joinVP(list[j]) })
-	return append([]VendorProduct{self}, list...)
+	return append([]appliance.Identity{self}, list...)
 }
 
-func curatedAliases(self VendorProduct) []VendorProduct {
+func curatedAliases(self appliance.Identity) []appliance.Identity {
 	want := joinVP(self)
 	for _, group := range aliasGroups {
 		for _, member := range group {
@@ -101,11 +103,11 @@ func curatedAliases(self VendorProduct) []VendorProduct {
 	return nil
 }
 
-func parseGroup(group []string) []VendorProduct {
-	out := make([]VendorProduct, 0, len(group))
+func parseGroup(group []string) []appliance.Identity {
+	out := make([]appliance.Identity, 0, len(group))
 	for _, member := range group {
 		vendor, product, _ := strings.Cut(member, ":")
-		out = append(out, VendorProduct{Vendor: vendor, Product: product})
+		out = append(out, appliance.Identity{Vendor: vendor, Product: product})
 	}
 	return out
 }
@@ -119,8 +121,8 @@ func projectSpellings(vendor, product string) []string {
 	return []string{vendor + "_project"}
 }
 
-func aliasSet(list []VendorProduct) map[VendorProduct]bool {
-	m := make(map[VendorProduct]bool, len(list))
+func aliasSet(list []appliance.Identity) map[appliance.Identity]bool {
+	m := make(map[appliance.Identity]bool, len(list))
 	for _, vp := range list {
 		m[vp] = true
 	}

@@ -3,28 +3,22 @@ package resolve
 import (
 	"sort"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
-
-// VendorProduct names a CPE identity without its part: lowercase, unescaped.
-type VendorProduct struct {
-	Vendor  string
-	Product string
-}
 
 // Catalog answers exact questions about the software-identity catalogue from memory. It is
 // immutable once built; a changed catalogue is a new Catalog given to Resolver.SetCatalog.
 type Catalog struct {
-	byPair    map[VendorProduct][]catalog.Identity
-	byProduct map[string][]catalog.Identity
+	byPair    map[appliance.Identity][]appliance.CatalogEntry
+	byProduct map[string][]appliance.CatalogEntry
 	vendors   map[string]bool
 }
 
 // NewCatalog indexes identities by (vendor, product), by product and by vendor.
-func NewCatalog(identities []catalog.Identity) *Catalog {
+func NewCatalog(identities []appliance.CatalogEntry) *Catalog {
 	c := &Catalog{
-		byPair:    make(map[VendorProduct][]catalog.Identity, len(identities)),
-		byProduct: make(map[string][]catalog.Identity, len(identities)),
+		byPair:    make(map[appliance.Identity][]appliance.CatalogEntry, len(identities)),
+		byProduct: make(map[string][]appliance.CatalogEntry, len(identities)),
 		vendors:   make(map[string]bool, len(identities)/3),
 	}
 	for _, id := range identities {
@@ -37,8 +31,8 @@ func NewCatalog(identities []catalog.Identity) *Catalog {
 	return c
 }
 
-func (c *Catalog) add(id catalog.Identity) {
-	vp := VendorProduct{Vendor: id.Vendor, Product: id.Product}
+func (c *Catalog) add(id appliance.CatalogEntry) {
+	vp := appliance.Identity{Vendor: id.Vendor, Product: id.Product}
 	c.byPair[vp] = append(c.byPair[vp], id)
 	c.byProduct[id.Product] = append(c.byProduct[id.Product], id)
 	c.vendors[id.Vendor] = true
@@ -49,10 +43,10 @@ func (c *Catalog) Len() int { return len(c.byPair) }
 
 // Lookup returns the identity of (vendor, product), preferring applications over operating
 // systems over hardware, and non-deprecated entries.
-func (c *Catalog) Lookup(vendor, product string) (catalog.Identity, bool) {
-	ids := c.byPair[VendorProduct{Vendor: vendor, Product: product}]
+func (c *Catalog) Lookup(vendor, product string) (appliance.CatalogEntry, bool) {
+	ids := c.byPair[appliance.Identity{Vendor: vendor, Product: product}]
 	if len(ids) == 0 {
-		return catalog.Identity{}, false
+		return appliance.CatalogEntry{}, false
 	}
 	best := ids[0]
 	for _, id := range ids[1:] {
@@ -64,12 +58,12 @@ func (c *Catalog) Lookup(vendor, product string) (catalog.Identity, bool) {
 }
 
 // ByProduct returns every identity spelling product, in a stable order.
-func (c *Catalog) ByProduct(product string) []catalog.Identity { return c.byProduct[product] }
+func (c *Catalog) ByProduct(product string) []appliance.CatalogEntry { return c.byProduct[product] }
 
 // HasVendor reports whether any identity has this vendor.
 func (c *Catalog) HasVendor(vendor string) bool { return c.vendors[vendor] }
 
-func identityLess(a, b catalog.Identity) bool {
+func identityLess(a, b appliance.CatalogEntry) bool {
 	if a.Deprecated != b.Deprecated {
 		return !a.Deprecated
 	}

@@ -4,15 +4,17 @@ import (
 	"context"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
 )
 
 // realCatalog loads the full catalogue; a missing file fails the test.
 func realCatalog(t testing.TB) *Catalog {
 	t.Helper()
-	var ids []catalog.Identity
+	var ids []appliance.CatalogEntry
 	_, err := catalog.ParseFile(context.Background(), "../../../shared/data/cpe/vendor_product.tsv.gz",
-		func(id catalog.Identity) error { ids = append(ids, id); return nil })
+		func(id appliance.CatalogEntry) error { ids = append(ids, id); return nil })
 	if err != nil {
 		t.Fatalf("catalogue: %v", err)
 	}
@@ -38,7 +40,7 @@ func TestExactOnRealCatalogue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if joinVP(VendorProduct{got.Vendor, got.Product}) != tt.want {
+		if joinVP(appliance.Identity{Vendor: got.Vendor, Product: got.Product}) != tt.want {
 			t.Errorf("Resolve(%q, %q) = %+v, want %s", tt.vendor, tt.product, got, tt.want)
 		}
 	}

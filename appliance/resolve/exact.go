@@ -3,7 +3,7 @@ package resolve
 import (
 	"strings"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // query is one reported pair prepared for lookups: the catalogue vendors the publisher may
@@ -72,7 +72,7 @@ func (q *query) exactPair(vendors []string) (Result, bool) {
 			if i > 0 {
 				confidence = 0.95
 			}
-			if syn, ok := vendorSynonyms[VendorProduct{Vendor: v, Product: p}]; ok {
+			if syn, ok := vendorSynonyms[appliance.Identity{Vendor: v, Product: p}]; ok {
 				p = syn
 			}
 			if id, ok := q.cat.Lookup(v, p); ok {
@@ -143,10 +143,10 @@ func (q *query) vendorAgrees(vendor string) bool {
 // chooseOwner picks the vendor of a product spelled by several: the product's own name
 // ("curl:curl"), a well-known upstream publisher, then "<product>_project", NVD's name for
 // projects without a company. A single vendor owns a product unless the name is generic.
-func chooseOwner(ids []catalog.Identity, product string) (catalog.Identity, bool) {
+func chooseOwner(ids []appliance.CatalogEntry, product string) (appliance.CatalogEntry, bool) {
 	ids = preferApplications(ids)
 	if len(ids) == 0 {
-		return catalog.Identity{}, false
+		return appliance.CatalogEntry{}, false
 	}
 	if len(distinctVendors(ids)) == 1 {
 		return ids[0], !isGeneric(product)
@@ -169,21 +169,21 @@ var ownerRules = []func(vendor, product string) bool{
 
 // namedAfter finds the one vendor whose name contains the product ("npmjs" for npm,
 // "getcomposer" for composer); several such vendors decide nothing.
-func namedAfter(ids []catalog.Identity, product string) (catalog.Identity, bool) {
-	var found []catalog.Identity
+func namedAfter(ids []appliance.CatalogEntry, product string) (appliance.CatalogEntry, bool) {
+	var found []appliance.CatalogEntry
 	for _, id := range ids {
 		if len(product) >= 3 && strings.Contains(id.Vendor, product) {
 			found = append(found, id)
 		}
 	}
 	if len(found) != 1 {
-		return catalog.Identity{}, false
+		return appliance.CatalogEntry{}, false
 	}
 	return found[0], true
 }
 
-func preferApplications(ids []catalog.Identity) []catalog.Identity {
-	apps := make([]catalog.Identity, 0, len(ids))
+func preferApplications(ids []appliance.CatalogEntry) []appliance.CatalogEntry {
+	apps := make([]appliance.CatalogEntry, 0, len(ids))
 	for _, id := range ids {
 		if id.Part == "a" && !id.Deprecated {
 			apps = append(apps, id)
@@ -195,7 +195,7 @@ func preferApplications(ids []catalog.Identity) []catalog.Identity {
 	return apps
 }
 
-func distinctVendors(ids []catalog.Identity) map[string]bool {
+func distinctVendors(ids []appliance.CatalogEntry) map[string]bool {
 	vendors := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		vendors[id.Vendor] = true
@@ -203,7 +203,7 @@ func distinctVendors(ids []catalog.Identity) map[string]bool {
 	return vendors
 }
 
-func exactResult(id catalog.Identity, confidence float64) Result {
+func exactResult(id appliance.CatalogEntry, confidence float64) Result {
 	return Result{Part: id.Part, Vendor: id.Vendor, Product: id.Product, Method: MethodExact, Confidence: confidence}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // Weights of the deterministic fuzzy score.
@@ -45,7 +47,7 @@ func (r *Resolver) accepts(cat *Catalog, scored []Candidate) bool {
 	}
 	aliases := aliasSet(aliasesIn(cat, best.Vendor, best.Product))
 	for _, c := range scored[1:] {
-		if !aliases[VendorProduct{Vendor: c.Vendor, Product: c.Product}] {
+		if !aliases[appliance.Identity{Vendor: c.Vendor, Product: c.Product}] {
 			return best.Score-c.Score >= r.opts.Margin
 		}
 	}
@@ -55,10 +57,10 @@ func (r *Resolver) accepts(cat *Catalog, scored []Candidate) bool {
 // scoreAll scores candidates, keeps one per (vendor, product) and sorts best first; ties
 // break by name so the outcome never depends on the index's order.
 func (q *query) scoreAll(found []Candidate) []Candidate {
-	seen := make(map[VendorProduct]bool, len(found))
+	seen := make(map[appliance.Identity]bool, len(found))
 	scored := make([]Candidate, 0, len(found))
 	for _, c := range found {
-		vp := VendorProduct{Vendor: c.Vendor, Product: c.Product}
+		vp := appliance.Identity{Vendor: c.Vendor, Product: c.Product}
 		if seen[vp] {
 			continue
 		}
@@ -194,4 +196,4 @@ func roundScore(s float64) float64 {
 }
 
 // joinVP formats an identity for messages and tests.
-func joinVP(vp VendorProduct) string { return strings.Join([]string{vp.Vendor, vp.Product}, ":") }
+func joinVP(vp appliance.Identity) string { return strings.Join([]string{vp.Vendor, vp.Product}, ":") }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // Resolution methods, in the order they are tried.
@@ -33,14 +35,14 @@ type Candidate struct {
 
 // Mapping is a published KB answer for a normalized pair.
 type Mapping struct {
-	VendorProduct
+	appliance.Identity
 	Confidence float64
 	Curated    bool
 }
 
 // OverrideSource returns the identity a person of the organization confirmed for key.
 type OverrideSource interface {
-	Override(ctx context.Context, key Key) (VendorProduct, bool, error)
+	Override(ctx context.Context, key Key) (appliance.Identity, bool, error)
 }
 
 // KBSource returns the published KB mappings for key, in any order.
@@ -179,17 +181,17 @@ func (r *Resolver) fromKB(ctx context.Context, cat *Catalog, key Key) (Result, b
 		return mappings[i].Confidence > mappings[j].Confidence
 	})
 	best := mappings[0]
-	return identifiedIn(cat, best.VendorProduct, MethodKB, best.Confidence), true, nil
+	return identifiedIn(cat, best.Identity, MethodKB, best.Confidence), true, nil
 }
 
-func (r *Resolver) identified(vp VendorProduct, method string, confidence float64) Result {
+func (r *Resolver) identified(vp appliance.Identity, method string, confidence float64) Result {
 	_, cat := r.snapshot()
 	return identifiedIn(cat, vp, method, confidence)
 }
 
 // identifiedIn fills the part from the catalogue; an identity it does not know is an
 // application, the part nearly every reported program has.
-func identifiedIn(cat *Catalog, vp VendorProduct, method string, confidence float64) Result {
+func identifiedIn(cat *Catalog, vp appliance.Identity, method string, confidence float64) Result {
 	part := "a"
 	if id, ok := cat.Lookup(vp.Vendor, vp.Product); ok {
 		part = id.Part

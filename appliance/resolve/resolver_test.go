@@ -5,21 +5,21 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 func smallCatalog() *Catalog {
-	return NewCatalog([]catalog.Identity{
-		{Part: "a", Vendor: "mozilla", Product: "firefox", Title: "Mozilla Firefox"},
-		{Part: "a", Vendor: "haxx", Product: "curl"},
-		{Part: "a", Vendor: "curl", Product: "curl"},
-		{Part: "a", Vendor: "boltcms", Product: "bolt"},
-		{Part: "a", Vendor: "logitech", Product: "options+"},
-		{Part: "a", Vendor: "videolan", Product: "vlc_media_player"},
-		{Part: "a", Vendor: "acme", Product: "reporter_pro"},
-		{Part: "a", Vendor: "acme", Product: "reporter_lite"},
-		{Part: "o", Vendor: "google", Product: "chrome"},
-		{Part: "a", Vendor: "google", Product: "chrome"},
+	return NewCatalog([]appliance.CatalogEntry{
+		{Identity: appliance.Identity{Part: "a", Vendor: "mozilla", Product: "firefox"}, Title: "Mozilla Firefox"},
+		{Identity: appliance.Identity{Part: "a", Vendor: "haxx", Product: "curl"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "curl", Product: "curl"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "boltcms", Product: "bolt"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "logitech", Product: "options+"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "videolan", Product: "vlc_media_player"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "reporter_pro"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "reporter_lite"}},
+		{Identity: appliance.Identity{Part: "o", Vendor: "google", Product: "chrome"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "google", Product: "chrome"}},
 	})
 }
 
@@ -38,16 +38,16 @@ type fakeKB []Mapping
 
 func (f fakeKB) Mappings(context.Context, Key) ([]Mapping, error) { return f, nil }
 
-type fakeOverride VendorProduct
+type fakeOverride appliance.Identity
 
-func (f fakeOverride) Override(context.Context, Key) (VendorProduct, bool, error) {
-	return VendorProduct(f), true, nil
+func (f fakeOverride) Override(context.Context, Key) (appliance.Identity, bool, error) {
+	return appliance.Identity(f), true, nil
 }
 
 type failingOverride struct{}
 
-func (failingOverride) Override(context.Context, Key) (VendorProduct, bool, error) {
-	return VendorProduct{}, false, errors.New("store down")
+func (failingOverride) Override(context.Context, Key) (appliance.Identity, bool, error) {
+	return appliance.Identity{}, false, errors.New("store down")
 }
 
 func TestResolvePolicy(t *testing.T) {
@@ -61,12 +61,12 @@ func TestResolvePolicy(t *testing.T) {
 		vendor, product string
 		want            Result
 	}{
-		{name: "override wins", org: fakeOverride{"mozilla", "firefox_esr"}, vendor: "Mozilla", product: "Firefox",
+		{name: "override wins", org: fakeOverride{Vendor: "mozilla", Product: "firefox_esr"}, vendor: "Mozilla", product: "Firefox",
 			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox_esr", Method: MethodOverride, Confidence: 1}},
-		{name: "curated KB before community", kb: fakeKB{{VendorProduct{"x", "community"}, 0.9, false},
-			{VendorProduct{"mozilla", "firefox"}, 0.8, true}}, vendor: "Zorblax Labs", product: "Quuxview Browser",
+		{name: "curated KB before community", kb: fakeKB{{appliance.Identity{Vendor: "x", Product: "community"}, 0.9, false},
+			{appliance.Identity{Vendor: "mozilla", Product: "firefox"}, 0.8, true}}, vendor: "Zorblax Labs", product: "Quuxview Browser",
 			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: MethodKB, Confidence: 0.8}},
-		{name: "KB never overrides an exact catalogue identity", kb: fakeKB{{VendorProduct{"evilcorp", "notfirefox"}, 1, true}},
+		{name: "KB never overrides an exact catalogue identity", kb: fakeKB{{appliance.Identity{Vendor: "evilcorp", Product: "notfirefox"}, 1, true}},
 			vendor: "Mozilla", product: "Firefox",
 			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: MethodExact, Confidence: 1}},
 		{name: "exact pair", vendor: "Mozilla", product: "Mozilla Firefox (x64 en-US)",
@@ -142,7 +142,7 @@ func TestCacheAndInvalidation(t *testing.T) {
 	if index.calls != 2 || r.Generation() != gen+1 {
 		t.Fatalf("after Invalidate: calls %d generation %d, want 2 and %d", index.calls, r.Generation(), gen+1)
 	}
-	r.SetCatalog(NewCatalog([]catalog.Identity{{Part: "a", Vendor: "unknown", Product: "unknown_tool"}}))
+	r.SetCatalog(NewCatalog([]appliance.CatalogEntry{{Identity: appliance.Identity{Part: "a", Vendor: "unknown", Product: "unknown_tool"}}}))
 	got, err := r.Resolve(ctx, nil, "Unknown Ltd", "Unknown Tool 1.0")
 	if err != nil || got.Method != MethodExact || got.Product != "unknown_tool" {
 		t.Fatalf("after SetCatalog got %+v, %v; want the new exact identity", got, err)
@@ -150,9 +150,11 @@ func TestCacheAndInvalidation(t *testing.T) {
 }
 
 func TestAliases(t *testing.T) {
-	cat := NewCatalog([]catalog.Identity{
-		{Part: "a", Vendor: "sudo", Product: "sudo"}, {Part: "a", Vendor: "sudo_project", Product: "sudo"},
-		{Part: "a", Vendor: "widget_project", Product: "widget"}, {Part: "a", Vendor: "widget", Product: "widget"},
+	cat := NewCatalog([]appliance.CatalogEntry{
+		{Identity: appliance.Identity{Part: "a", Vendor: "sudo", Product: "sudo"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "sudo_project", Product: "sudo"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "widget_project", Product: "widget"}},
+		{Identity: appliance.Identity{Part: "a", Vendor: "widget", Product: "widget"}},
 	})
 	r := New(cat, nil, nil, Options{})
 	tests := []struct {

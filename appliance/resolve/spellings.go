@@ -1,6 +1,10 @@
 package resolve
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
 
 // productSpellings are the product names worth an exact lookup, best first: as reported,
 // without plain numbers ("postgresql 15"), with "-" and "_" swapped, then, for one-word
@@ -43,7 +47,7 @@ var abbreviations = map[string]string{
 }
 
 // vendorSynonyms rename a product only for one vendor.
-var vendorSynonyms = map[VendorProduct]string{
+var vendorSynonyms = map[appliance.Identity]string{
 	// "Microsoft Edge" in an installed-programs list is the Chromium-based Edge (since 2020);
 	// the legacy EdgeHTML browser was a Windows component and is never listed there.
 	{Vendor: "microsoft", Product: "edge"}: "edge_chromium",
