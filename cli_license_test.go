@@ -25,7 +25,7 @@ func kbRows(t *testing.T, dataDir string) []string {
 	defer st.Close()
 	var out []string
 	err = st.EachKBMapping(context.Background(), func(m appliance.KBMapping) error {
-		out = append(out, m.Source+" "+m.VendorPattern+"/"+m.ProductPattern+"→"+m.CPEVendor+":"+m.CPEProduct)
+		out = append(out, string(m.Source)+" "+m.VendorPattern+"/"+m.ProductPattern+"→"+m.CPEVendor+":"+m.CPEProduct)
 		return nil
 	})
 	if err != nil {

@@ -29,17 +29,21 @@ type License struct {
 	CredentialHash string
 }
 
-// KB mapping sources.
+// KBSource is where a KB mapping comes from: the NVD catalogue baseline, installations that
+// agree (community) or the operator (curated).
+type KBSource string
+
+// The KB sources.
 const (
-	SourceNVD       = "nvd"
-	SourceCommunity = "community"
-	SourceCurated   = "curated"
+	SourceNVD       KBSource = "nvd"
+	SourceCommunity KBSource = "community"
+	SourceCurated   KBSource = "curated"
 )
 
 // KBMapping is a vendor/product pattern → CPE identity of the shared knowledge base.
 type KBMapping struct {
 	ID                int64
-	Source            string
+	Source            KBSource
 	Part              string // nvd rows only
 	VendorPattern     string
 	ProductPattern    string
@@ -56,7 +60,7 @@ type KBMapping struct {
 
 // PullQuery selects published mappings for a pull, in (updated_at, id) order.
 type PullQuery struct {
-	Source        string // "" for all
+	Source        KBSource // "" for all
 	Since         time.Time
 	HasSince      bool
 	Limit, Offset int
@@ -64,7 +68,7 @@ type PullQuery struct {
 
 // SourceStats describes one KB source for operators.
 type SourceStats struct {
-	Source     string
+	Source     KBSource
 	Total      int
 	Published  int
 	Retracted  int
@@ -81,7 +85,7 @@ type LicenseReader interface {
 	// PullMappings streams the published mappings (catalogue rows as source nvd included)
 	// the query selects, and returns how many match it in all.
 	PullMappings(ctx context.Context, q PullQuery, fn func(KBMapping) error) (int, error)
-	KBMappingByTuple(ctx context.Context, source, tupleKey string) (KBMapping, error)
+	KBMappingByTuple(ctx context.Context, source KBSource, tupleKey string) (KBMapping, error)
 	KBSourceStats(ctx context.Context) ([]SourceStats, error)
 	EachKBMapping(ctx context.Context, fn func(KBMapping) error) error
 	Setting(ctx context.Context, key string) (string, error)

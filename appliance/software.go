@@ -2,13 +2,18 @@ package appliance
 
 import "time"
 
-// Resolution methods a product records (how its CPE identity was found).
+// ResolutionMethod is how a product's identity was found, in the order resolution tries them
+// (package identities come from distribution advisories instead).
+type ResolutionMethod string
+
+// The resolution methods.
 const (
-	ResolutionOverride   = "override"
-	ResolutionKB         = "kb"
-	ResolutionExact      = "exact"
-	ResolutionFuzzy      = "fuzzy"
-	ResolutionUnresolved = "unresolved"
+	ResolutionOverride   ResolutionMethod = "override"
+	ResolutionKB         ResolutionMethod = "kb"
+	ResolutionExact      ResolutionMethod = "exact"
+	ResolutionFuzzy      ResolutionMethod = "fuzzy"
+	ResolutionPackage    ResolutionMethod = "package"
+	ResolutionUnresolved ResolutionMethod = "unresolved"
 )
 
 // Identity is a CPE software identity with values unescaped ("notepad++"); zero when unresolved.
@@ -57,7 +62,7 @@ type Product struct {
 	Version              string
 	Identity             Identity
 	Update               string // CPE update field when the version carries one ("sp1")
-	Resolution           string
+	Resolution           ResolutionMethod
 	ResolutionConfidence float64
 	Criticality          int
 	MatchGeneration      int64 // CVE data generation its matches were computed at; -1 never
@@ -168,7 +173,7 @@ type ProductFilter struct {
 	// Installed keeps products a host has now (true) or history: products no host has now,
 	// such as one every host uninstalled (false); nil keeps both.
 	Installed     *bool
-	Resolution    string
+	Resolution    ResolutionMethod
 	FixAvailable  *bool  // some finding has a fixed version (with Ubuntu Pro counts)
 	Sort          string // name, vendor, created_at, criticality, updated_at, version
 	Desc          bool

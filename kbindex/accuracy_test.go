@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
 )
 
@@ -93,12 +94,12 @@ func TestAccuracy(t *testing.T) {
 func (c *confusion) record(t *testing.T, r *resolve.Resolver, ec evalCase, res resolve.Result) {
 	got := res.Vendor + ":" + res.Product
 	switch {
-	case ec.expected == "-" && res.Method == resolve.MethodUnresolved:
+	case ec.expected == "-" && res.Method == appliance.ResolutionUnresolved:
 		c.unresolvedOK++
 	case ec.expected == "-":
 		c.falseResolved++
 		t.Logf("eval.tsv:%d FALSE %q/%q -> %s (%s %.2f)", ec.line, ec.vendor, ec.product, got, res.Method, res.Confidence)
-	case res.Method == resolve.MethodUnresolved:
+	case res.Method == appliance.ResolutionUnresolved:
 		c.missed++
 		t.Logf("eval.tsv:%d MISSED %q/%q want %s; candidates %v", ec.line, ec.vendor, ec.product, ec.expected, topCandidates(res))
 	case sameSoftware(r, ec.expected, res):

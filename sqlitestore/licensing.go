@@ -102,7 +102,7 @@ func scanKB(s scanner) (appliance.KBMapping, error) {
 	return m, err
 }
 
-func (q *queries) KBMappingByTuple(ctx context.Context, source, tupleKey string) (appliance.KBMapping, error) {
+func (q *queries) KBMappingByTuple(ctx context.Context, source appliance.KBSource, tupleKey string) (appliance.KBMapping, error) {
 	m, err := scanKB(q.queryRow(ctx, `SELECT `+kbColumns+` FROM kb_mappings WHERE source = ? AND tuple_key = ?`, source, tupleKey))
 	return m, translate(err)
 }

@@ -314,7 +314,7 @@ func TestSettingsAndSourceStats(t *testing.T) {
 	stats, err := st.KBSourceStats(ctx)
 	got := map[string]string{}
 	for _, s := range stats {
-		got[s.Source] = fmt.Sprintf("%d/%d/%d@%s", s.Total, s.Published, s.Retracted, s.LastUpdate.Format(time.RFC3339))
+		got[string(s.Source)] = fmt.Sprintf("%d/%d/%d@%s", s.Total, s.Published, s.Retracted, s.LastUpdate.Format(time.RFC3339))
 	}
 	want := map[string]string{"nvd": "3/3/0@2026-03-01T00:00:00Z", "community": "4/4/0@2026-03-01T00:00:00Z"}
 	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {

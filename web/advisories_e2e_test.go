@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/advisories"
 	"github.com/vulnkeeper/vulnkeeper/appliance/hostlist"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
@@ -77,7 +78,7 @@ func TestDistributionHostsAgreeWithAdvisories(t *testing.T) {
 		}
 		compareFindings(t, h.file, want[h.file], got, scheme)
 		for _, p := range products {
-			if p.Resolution != inventory.ResolutionPackage {
+			if p.Resolution != string(appliance.ResolutionPackage) {
 				t.Errorf("%s: %s %s resolved by %q, want package (its release is covered)", h.file, p.Name, p.Version, p.Resolution)
 			}
 		}
@@ -430,7 +431,7 @@ func TestCoverageArrivingLater(t *testing.T) {
 		}}
 	postHost(t, w, host)
 	_, before := hostFindings(t, w, "debian:12")
-	if len(before) != 1 || before[0].Resolution == inventory.ResolutionPackage {
+	if len(before) != 1 || before[0].Resolution == string(appliance.ResolutionPackage) {
 		t.Fatalf("before the import: %+v", before)
 	}
 	importFile(t, w.inv.Importer, advData+"/debian/tracker-json-excerpts/osv.dev_debian_security_tracker_mock.json")
@@ -439,7 +440,7 @@ func TestCoverageArrivingLater(t *testing.T) {
 	}
 	postHost(t, w, host)
 	got, after := hostFindings(t, w, "debian:12")
-	if len(after) != 1 || after[0].Resolution != inventory.ResolutionPackage || len(got) != 1 || got[0].CVEID != "CVE-2016-1585" ||
+	if len(after) != 1 || after[0].Resolution != string(appliance.ResolutionPackage) || len(got) != 1 || got[0].CVEID != "CVE-2016-1585" ||
 		got[0].Source != "debian" || got[0].Basis != "advisory" {
 		t.Errorf("after the import: products %+v findings %+v", after, got)
 	}

@@ -100,7 +100,7 @@ func (c *KBClient) Pull(ctx context.Context, server string, cred kb.Credentials,
 	page := kb.Page{Total: out.Total, HasMore: out.HasMore, Mappings: make([]kb.Mapping, len(out.Mappings))}
 	for i, m := range out.Mappings {
 		page.Mappings[i] = kb.Mapping{Part: m.Part, VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern,
-			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: m.Source, Confidence: kb.Conf(m.Confidence),
+			CPEVendor: m.CPEVendor, CPEProduct: m.CPEProduct, Source: appliance.KBSource(m.Source), Confidence: kb.Conf(m.Confidence),
 			Retracted: m.Retracted, UpdatedAt: m.UpdatedAt}
 	}
 	return page, nil

@@ -89,7 +89,7 @@ func TestKBSyncEndToEnd(t *testing.T) {
 		{"Rare Tool", "116.0.5845.96", "cpe:2.3:a:google:chrome:116.0.5845.96:*:*:*:*:*:*:*"},
 	} {
 		p := find(t, w.alice, c.name, c.version)
-		if p == nil || p.Resolution != appliance.ResolutionKB || deref(p.CPE) != c.cpe {
+		if p == nil || p.Resolution != string(appliance.ResolutionKB) || deref(p.CPE) != c.cpe {
 			t.Errorf("%s after the sync: %+v, want resolution kb with %s", c.name, p, c.cpe)
 		}
 	}

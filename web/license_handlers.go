@@ -205,7 +205,7 @@ func (s *Server) kbPush(w http.ResponseWriter, r *http.Request) {
 // pullQuery reads since (RFC 3339, fraction optional), source, limit and offset.
 func pullQuery(r *http.Request) (appliance.PullQuery, error) {
 	q := r.URL.Query()
-	pq := appliance.PullQuery{Source: q.Get("source")}
+	pq := appliance.PullQuery{Source: appliance.KBSource(q.Get("source"))}
 	if pq.Source == "all" {
 		pq.Source = ""
 	}
@@ -269,7 +269,7 @@ func (s *Server) kbPull(w http.ResponseWriter, r *http.Request) {
 		}
 		n++
 		return enc.Encode(pulledMappingJSON{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor,
-			CPEProduct: m.CPEProduct, Part: m.Part, Confidence: m.Confidence, Source: m.Source, ContributionCount: m.ContributionCount,
+			CPEProduct: m.CPEProduct, Part: m.Part, Confidence: m.Confidence, Source: string(m.Source), ContributionCount: m.ContributionCount,
 			Retracted: m.Retracted, UpdatedAt: m.UpdatedAt})
 	})
 	if err != nil {
@@ -318,14 +318,14 @@ func (s *Server) datasources(w http.ResponseWriter, r *http.Request) {
 	want := httprouter.ParamsFromContext(r.Context()).ByName("source")
 	out := []sourceJSON{}
 	for _, st := range stats {
-		if want != "" && st.Source != want {
+		if want != "" && string(st.Source) != want {
 			continue
 		}
 		health := "ok"
 		if st.Total == 0 {
 			health = "empty"
 		}
-		out = append(out, sourceJSON{Source: st.Source, Total: st.Total, Published: st.Published, Retracted: st.Retracted,
+		out = append(out, sourceJSON{Source: string(st.Source), Total: st.Total, Published: st.Published, Retracted: st.Retracted,
 			LastImport: timeOrNil(st.LastUpdate), Health: health})
 	}
 	if want != "" && len(out) == 0 {

@@ -55,7 +55,7 @@ type productDetailJSON struct {
 func toProductJSON(p appliance.Product) productJSON {
 	j := productJSON{ID: p.ID, Name: p.Name, Version: p.Version, Vendor: p.Vendor, Criticality: p.Criticality,
 		AssetCount: p.AssetCount, VulnerabilityCount: p.VulnerabilityCount, OrganizationID: p.OrganizationID,
-		Resolution: p.Resolution, ResolutionConfidence: p.ResolutionConfidence, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		Resolution: string(p.Resolution), ResolutionConfidence: p.ResolutionConfidence, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 		productPackageJSON: toProductPackageJSON(p)}
 	if c := inventory.CPE(p); c != "" {
 		j.CPE = &c
@@ -124,7 +124,7 @@ func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error
 	}
 	q := r.URL.Query()
 	f := appliance.ProductFilter{OrganizationID: orgID, Search: q.Get("search"), Vendor: q.Get("vendor"),
-		Resolution: q.Get("resolution"), Sort: q.Get("sort"), Page: pg.Page, PerPage: pg.PerPage}
+		Resolution: appliance.ResolutionMethod(q.Get("resolution")), Sort: q.Get("sort"), Page: pg.Page, PerPage: pg.PerPage}
 	if f.Criticality, err = queryInt(r, "criticality"); err != nil {
 		return f, err
 	}

@@ -202,7 +202,7 @@ func (o orgOverrides) Override(ctx context.Context, key resolve.Key) (appliance.
 // resolution is what a product records of how its identity was found.
 type resolution struct {
 	identity   appliance.Identity
-	method     string
+	method     appliance.ResolutionMethod
 	confidence float64
 }
 
@@ -268,7 +268,7 @@ func (e *Engine) resolveWith(ctx context.Context, org resolve.OverrideSource, ve
 	if err != nil {
 		return resolution{}, err
 	}
-	if res.Method == resolve.MethodUnresolved || res.Vendor == "" {
+	if res.Method == appliance.ResolutionUnresolved || res.Vendor == "" {
 		return resolution{method: appliance.ResolutionUnresolved, confidence: res.Confidence}, nil
 	}
 	return resolution{identity: appliance.Identity{Part: res.Part, Vendor: res.Vendor, Product: res.Product},

@@ -18,7 +18,8 @@ func TestConformanceMatches(t *testing.T) {
 	w.submit(t, w.acme, report("host-b", item("Google LLC", "Google Chrome", "116.0.5845.187"), item("openssl", "openssl", "1.1.1w")))
 	cases := []struct {
 		vendor, name, version string
-		cpe, resolution       string
+		cpe                   string
+		resolution            appliance.ResolutionMethod
 		want, notWant         []string
 	}{
 		{"openssl", "openssl", "1.1.1k", "cpe:2.3:a:openssl:openssl:1.1.1k:*:*:*:*:*:*:*", appliance.ResolutionExact,

@@ -16,10 +16,6 @@ const (
 	sourceAPK = "apk"
 )
 
-// ResolutionPackage is the method of a distribution package whose release the imported
-// advisories cover: its identity is the package itself, matched by those advisories.
-const ResolutionPackage = "package"
-
 // osNames maps words of an os.name to os-release IDs, for hosts that report only a name.
 var osNames = []struct{ word, id string }{
 	{"ubuntu", "ubuntu"}, {"debian", "debian"}, {"rocky", "rocky"}, {"almalinux", "almalinux"},
@@ -218,7 +214,7 @@ func (e *Engine) resolvePackage(ctx context.Context, it Item) (resolution, bool,
 		res = r
 	}
 	if e.covered(h) {
-		res.method, res.confidence = ResolutionPackage, 1
+		res.method, res.confidence = appliance.ResolutionPackage, 1
 	}
 	return res, true, nil
 }

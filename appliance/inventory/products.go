@@ -37,7 +37,7 @@ func ValidateFilter(f appliance.ProductFilter) error {
 		return appliance.Invalid("criticality", "range", "criticality must be between 1 and 5")
 	}
 	switch f.Resolution {
-	case "", appliance.ResolutionOverride, appliance.ResolutionKB, appliance.ResolutionExact, appliance.ResolutionFuzzy, appliance.ResolutionUnresolved, ResolutionPackage:
+	case "", appliance.ResolutionOverride, appliance.ResolutionKB, appliance.ResolutionExact, appliance.ResolutionFuzzy, appliance.ResolutionUnresolved, appliance.ResolutionPackage:
 		return nil
 	}
 	return appliance.Invalid("resolution", "enum", "resolution must be one of override, kb, exact, fuzzy, package, unresolved")

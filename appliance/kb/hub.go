@@ -147,7 +147,7 @@ func (s *Hub) Curate(ctx context.Context, m Mapping) error {
 
 // Withdraw unpublishes a curated or community mapping everywhere: it stays, marked retracted,
 // so the next pull tells every installation to delete it.
-func (s *Hub) Withdraw(ctx context.Context, source string, m Mapping) error {
+func (s *Hub) Withdraw(ctx context.Context, source appliance.KBSource, m Mapping) error {
 	key := TupleKey(m.Trimmed())
 	return s.store.InTx(ctx, func(tx appliance.Tx) error {
 		row, err := tx.KBMappingByTuple(ctx, source, key)

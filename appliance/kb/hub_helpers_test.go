@@ -88,7 +88,7 @@ func (f *fixture) push(t testing.TB, who licensing.Licensee, ms ...Mapping) {
 }
 
 // pulled is every mapping a full pull returns, keyed by vendor_pattern/product_pattern → cpe.
-func (f *fixture) pulled(t testing.TB, who licensing.Licensee, source string) []appliance.KBMapping {
+func (f *fixture) pulled(t testing.TB, who licensing.Licensee, source appliance.KBSource) []appliance.KBMapping {
 	t.Helper()
 	var out []appliance.KBMapping
 	_, err := f.hub.Pull(context.Background(), who, appliance.PullQuery{Source: source}, func(m appliance.KBMapping) error {

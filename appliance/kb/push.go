@@ -27,13 +27,6 @@ const (
 	MaxMappingFieldLength = 256
 )
 
-// Mapping sources, as pulled and as stored in snapshots.
-const (
-	SourceNVD       = "nvd"
-	SourceCommunity = "community"
-	SourceCurated   = "curated"
-)
-
 // Mapping is the one form of a KB mapping: what an installation pushes, what the licence
 // server publishes and pulls return, and what a snapshot carries. Confidence is nil only in a
 // push that leaves it out; Source, Part, Retracted and UpdatedAt are the licence server's.
@@ -43,7 +36,7 @@ type Mapping struct {
 	CPEVendor      string
 	CPEProduct     string
 	Confidence     *float64
-	Source         string // curated, community or nvd
+	Source         appliance.KBSource
 	Part           string // nvd catalogue rows: a, o or h (empty means a)
 	Retracted      bool   // importers drop it
 	UpdatedAt      time.Time

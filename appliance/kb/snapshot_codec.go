@@ -26,12 +26,12 @@ type snapshotRecord struct {
 
 func recordOf(m Mapping) snapshotRecord {
 	return snapshotRecord{VendorPattern: m.VendorPattern, ProductPattern: m.ProductPattern, CPEVendor: m.CPEVendor,
-		CPEProduct: m.CPEProduct, Source: m.Source, Confidence: m.ConfidenceValue(), UpdatedAt: m.UpdatedAt, Retracted: m.Retracted, Part: m.Part}
+		CPEProduct: m.CPEProduct, Source: string(m.Source), Confidence: m.ConfidenceValue(), UpdatedAt: m.UpdatedAt, Retracted: m.Retracted, Part: m.Part}
 }
 
 func (r snapshotRecord) mapping() Mapping {
 	return Mapping{VendorPattern: r.VendorPattern, ProductPattern: r.ProductPattern, CPEVendor: r.CPEVendor,
-		CPEProduct: r.CPEProduct, Source: r.Source, Confidence: Conf(r.Confidence), UpdatedAt: r.UpdatedAt, Retracted: r.Retracted, Part: r.Part}
+		CPEProduct: r.CPEProduct, Source: internSource(appliance.KBSource(r.Source)), Confidence: Conf(r.Confidence), UpdatedAt: r.UpdatedAt, Retracted: r.Retracted, Part: r.Part}
 }
 
 // snapshotPreamble is everything of the snapshot JSON before the mappings array.
@@ -174,7 +174,6 @@ func decodeMappings(dec *json.Decoder, declared int, snap *Snapshot) error {
 		if err := dec.Decode(&rec); err != nil {
 			return fmt.Errorf("decode snapshot mapping %d: %w", i, err)
 		}
-		rec.Source = internSource(rec.Source)
 		m := rec.mapping()
 		if err := validateSnapshotMapping(i, m); err != nil {
 			return err
@@ -210,14 +209,14 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 }
 
 // internSource shares the three source strings instead of allocating one per mapping.
-func internSource(s string) string {
+func internSource(s appliance.KBSource) appliance.KBSource {
 	switch s {
-	case SourceNVD:
-		return SourceNVD
-	case SourceCommunity:
-		return SourceCommunity
-	case SourceCurated:
-		return SourceCurated
+	case appliance.SourceNVD:
+		return appliance.SourceNVD
+	case appliance.SourceCommunity:
+		return appliance.SourceCommunity
+	case appliance.SourceCurated:
+		return appliance.SourceCurated
 	}
 	return s
 }
@@ -233,7 +232,7 @@ func validateSnapshotMapping(i int, m Mapping) error {
 		}
 	}
 	switch m.Source {
-	case SourceNVD, SourceCommunity, SourceCurated:
+	case appliance.SourceNVD, appliance.SourceCommunity, appliance.SourceCurated:
 	default:
 		return appliance.Invalid(fmt.Sprintf("mappings[%d].source", i), "enum", "source must be nvd, community or curated")
 	}

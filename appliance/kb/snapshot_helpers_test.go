@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 )
 
@@ -15,16 +16,16 @@ func snapshotFromRows(rows []storetest.CPERow) Snapshot {
 		m := Mapping{
 			VendorPattern: humanName(r.Vendor), ProductPattern: humanName(r.Product),
 			CPEVendor: r.Vendor, CPEProduct: r.Product,
-			Source: SourceNVD, Confidence: Conf(1), UpdatedAt: base.Add(time.Duration(i) * time.Millisecond),
+			Source: appliance.SourceNVD, Confidence: Conf(1), UpdatedAt: base.Add(time.Duration(i) * time.Millisecond),
 		}
 		if r.Title != "" {
 			m.ProductPattern = r.Title
 		}
 		if i%7 == 3 {
-			m.Source, m.Confidence = SourceCommunity, Conf(float64(i%10)/10*CommunityConfidenceCap)
+			m.Source, m.Confidence = appliance.SourceCommunity, Conf(float64(i%10)/10*CommunityConfidenceCap)
 		}
 		if i%11 == 5 {
-			m.Source, m.Confidence = SourceCurated, Conf(0.75)
+			m.Source, m.Confidence = appliance.SourceCurated, Conf(0.75)
 		}
 		m.Retracted = i%13 == 0
 		snap.Mappings[i] = m

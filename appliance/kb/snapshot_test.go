@@ -139,7 +139,7 @@ func TestReadSnapshotRefusesSignedBadContent(t *testing.T) {
 func TestReadSnapshotSkipsUnknownMembers(t *testing.T) {
 	body := `{"note":{"x":[1,2]},"mappings":[{"vendor_pattern":"a","product_pattern":"b","cpe_vendor":"c","cpe_product":"d","source":"curated","confidence":1,"updated_at":"2026-03-15T08:00:00Z"}],"count":1,"version":1,"format":"vulnkeeper-kb-snapshot"}`
 	snap, err := ReadSnapshot(bytes.NewReader(signJSONBody(t, []byte(body))), publicOf(keyOf("snapshot")))
-	if err != nil || len(snap.Mappings) != 1 || snap.Mappings[0].Source != SourceCurated {
+	if err != nil || len(snap.Mappings) != 1 || snap.Mappings[0].Source != appliance.SourceCurated {
 		t.Fatalf("got %+v, %v", snap, err)
 	}
 }

@@ -142,7 +142,7 @@ func applyOne(ctx context.Context, tx appliance.Tx, m Mapping, now time.Time) (c
 		if part == "" {
 			part = "a"
 		}
-		e := appliance.CatalogEntry{Identity: appliance.Identity{Part: part, Vendor: strings.ToLower(m.CPEVendor), Product: strings.ToLower(m.CPEProduct)}, Source: appliance.SourceNVD}
+		e := appliance.CatalogEntry{Identity: appliance.Identity{Part: part, Vendor: strings.ToLower(m.CPEVendor), Product: strings.ToLower(m.CPEProduct)}, Source: string(appliance.SourceNVD)}
 		return true, true, tx.UpsertCatalogEntry(ctx, e, now)
 	}
 	if m.Source != appliance.SourceCommunity && m.Source != appliance.SourceCurated {

@@ -204,7 +204,7 @@ func distinctVendors(ids []appliance.CatalogEntry) map[string]bool {
 }
 
 func exactResult(id appliance.CatalogEntry, confidence float64) Result {
-	return Result{Part: id.Part, Vendor: id.Vendor, Product: id.Product, Method: MethodExact, Confidence: confidence}
+	return Result{Part: id.Part, Vendor: id.Vendor, Product: id.Product, Method: appliance.ResolutionExact, Confidence: confidence}
 }
 
 func unique(items []string) []string {

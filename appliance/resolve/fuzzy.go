@@ -22,7 +22,7 @@ const (
 // above the threshold and clearly ahead of the best candidate that is not an alias of it.
 func (r *Resolver) fuzzy(ctx context.Context, q *query) (Result, error) {
 	if r.index == nil || q.key.Product == "" {
-		return Result{Method: MethodUnresolved}, nil
+		return Result{Method: appliance.ResolutionUnresolved}, nil
 	}
 	found, err := r.index.Candidates(ctx, q.key.Vendor, q.key.Product, r.opts.Candidates)
 	if err != nil {
@@ -31,13 +31,13 @@ func (r *Resolver) fuzzy(ctx context.Context, q *query) (Result, error) {
 	scored := q.scoreAll(found)
 	if len(scored) > 0 && r.accepts(q.cat, scored) {
 		best := scored[0]
-		return Result{Part: best.Part, Vendor: best.Vendor, Product: best.Product, Method: MethodFuzzy,
+		return Result{Part: best.Part, Vendor: best.Vendor, Product: best.Product, Method: appliance.ResolutionFuzzy,
 			Confidence: best.Score}, nil
 	}
 	if len(scored) > reviewCount {
 		scored = scored[:reviewCount]
 	}
-	return Result{Method: MethodUnresolved, Candidates: scored}, nil
+	return Result{Method: appliance.ResolutionUnresolved, Candidates: scored}, nil
 }
 
 func (r *Resolver) accepts(cat *Catalog, scored []Candidate) bool {

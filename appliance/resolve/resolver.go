@@ -9,20 +9,11 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-// Resolution methods, in the order they are tried.
-const (
-	MethodOverride   = "override"
-	MethodKB         = "kb"
-	MethodExact      = "exact"
-	MethodFuzzy      = "fuzzy"
-	MethodUnresolved = "unresolved"
-)
-
 // Result is the identity chosen for a reported pair; Vendor and Product are empty when
 // Method is "unresolved", and Candidates then lists the best guesses for review.
 type Result struct {
 	Part, Vendor, Product string
-	Method                string
+	Method                appliance.ResolutionMethod
 	Confidence            float64
 	Candidates            []Candidate
 }
@@ -136,7 +127,7 @@ func (r *Resolver) Resolve(ctx context.Context, org OverrideSource, vendor, prod
 			return Result{}, fmt.Errorf("resolve %q/%q: override: %w", vendor, product, err)
 		}
 		if ok {
-			return r.identified(vp, MethodOverride, 1), nil
+			return r.identified(vp, appliance.ResolutionOverride, 1), nil
 		}
 	}
 	ck := cacheKey{Key: key, fullVendor: fullVendor(vendor)}
@@ -181,17 +172,17 @@ func (r *Resolver) fromKB(ctx context.Context, cat *Catalog, key Key) (Result, b
 		return mappings[i].Confidence > mappings[j].Confidence
 	})
 	best := mappings[0]
-	return identifiedIn(cat, best.Identity, MethodKB, best.Confidence), true, nil
+	return identifiedIn(cat, best.Identity, appliance.ResolutionKB, best.Confidence), true, nil
 }
 
-func (r *Resolver) identified(vp appliance.Identity, method string, confidence float64) Result {
+func (r *Resolver) identified(vp appliance.Identity, method appliance.ResolutionMethod, confidence float64) Result {
 	_, cat := r.snapshot()
 	return identifiedIn(cat, vp, method, confidence)
 }
 
 // identifiedIn fills the part from the catalogue; an identity it does not know is an
 // application, the part nearly every reported program has.
-func identifiedIn(cat *Catalog, vp appliance.Identity, method string, confidence float64) Result {
+func identifiedIn(cat *Catalog, vp appliance.Identity, method appliance.ResolutionMethod, confidence float64) Result {
 	part := "a"
 	if id, ok := cat.Lookup(vp.Vendor, vp.Product); ok {
 		part = id.Part

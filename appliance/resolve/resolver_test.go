@@ -62,30 +62,30 @@ func TestResolvePolicy(t *testing.T) {
 		want            Result
 	}{
 		{name: "override wins", org: fakeOverride{Vendor: "mozilla", Product: "firefox_esr"}, vendor: "Mozilla", product: "Firefox",
-			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox_esr", Method: MethodOverride, Confidence: 1}},
+			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox_esr", Method: appliance.ResolutionOverride, Confidence: 1}},
 		{name: "curated KB before community", kb: fakeKB{{appliance.Identity{Vendor: "x", Product: "community"}, 0.9, false},
 			{appliance.Identity{Vendor: "mozilla", Product: "firefox"}, 0.8, true}}, vendor: "Zorblax Labs", product: "Quuxview Browser",
-			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: MethodKB, Confidence: 0.8}},
+			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: appliance.ResolutionKB, Confidence: 0.8}},
 		{name: "KB never overrides an exact catalogue identity", kb: fakeKB{{appliance.Identity{Vendor: "evilcorp", Product: "notfirefox"}, 1, true}},
 			vendor: "Mozilla", product: "Firefox",
-			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: MethodExact, Confidence: 1}},
+			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: appliance.ResolutionExact, Confidence: 1}},
 		{name: "exact pair", vendor: "Mozilla", product: "Mozilla Firefox (x64 en-US)",
-			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: MethodExact, Confidence: 1}},
+			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: appliance.ResolutionExact, Confidence: 1}},
 		{name: "application before operating system", vendor: "Google LLC", product: "Google Chrome",
-			want: Result{Part: "a", Vendor: "google", Product: "chrome", Method: MethodExact, Confidence: 1}},
+			want: Result{Part: "a", Vendor: "google", Product: "chrome", Method: appliance.ResolutionExact, Confidence: 1}},
 		{name: "product only prefers vendor named like product", product: "curl",
-			want: Result{Part: "a", Vendor: "curl", Product: "curl", Method: MethodExact, Confidence: 0.9}},
+			want: Result{Part: "a", Vendor: "curl", Product: "curl", Method: appliance.ResolutionExact, Confidence: 0.9}},
 		{name: "vendor hidden in product", product: "Mozilla Firefox",
-			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: MethodExact, Confidence: 0.95}},
+			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: appliance.ResolutionExact, Confidence: 0.95}},
 		{name: "guard refuses Logi Bolt", vendor: "Logitech", product: "Logi Bolt", index: bolt,
-			want: Result{Method: MethodUnresolved, Candidates: []Candidate{
+			want: Result{Method: appliance.ResolutionUnresolved, Candidates: []Candidate{
 				{Vendor: "logitech", Product: "bolt_receiver_firmware", Score: guardCap},
 				{Part: "a", Vendor: "boltcms", Product: "bolt", Score: 0.467}}}},
 		{name: "fuzzy accepted", vendor: "VideoLAN", product: "VLC media player portable",
 			index: []Candidate{{Vendor: "videolan", Product: "vlc_media_player"}},
-			want:  Result{Part: "a", Vendor: "videolan", Product: "vlc_media_player", Method: MethodFuzzy, Confidence: 0.9}},
+			want:  Result{Part: "a", Vendor: "videolan", Product: "vlc_media_player", Method: appliance.ResolutionFuzzy, Confidence: 0.9}},
 		{name: "no margin, unresolved", vendor: "Acme", product: "Acme Reporter Pro Lite", index: reporters,
-			want: Result{Method: MethodUnresolved, Candidates: []Candidate{
+			want: Result{Method: appliance.ResolutionUnresolved, Candidates: []Candidate{
 				{Part: "a", Vendor: "acme", Product: "reporter_lite", Score: 0.86},
 				{Part: "a", Vendor: "acme", Product: "reporter_pro", Score: 0.86}}}},
 	}
@@ -144,7 +144,7 @@ func TestCacheAndInvalidation(t *testing.T) {
 	}
 	r.SetCatalog(NewCatalog([]appliance.CatalogEntry{{Identity: appliance.Identity{Part: "a", Vendor: "unknown", Product: "unknown_tool"}}}))
 	got, err := r.Resolve(ctx, nil, "Unknown Ltd", "Unknown Tool 1.0")
-	if err != nil || got.Method != MethodExact || got.Product != "unknown_tool" {
+	if err != nil || got.Method != appliance.ResolutionExact || got.Product != "unknown_tool" {
 		t.Fatalf("after SetCatalog got %+v, %v; want the new exact identity", got, err)
 	}
 }
@@ -198,8 +198,8 @@ func FuzzResolve(f *testing.F) {
 			t.Fatal(err)
 		}
 		switch got.Method {
-		case MethodUnresolved:
-		case MethodExact, MethodFuzzy:
+		case appliance.ResolutionUnresolved:
+		case appliance.ResolutionExact, appliance.ResolutionFuzzy:
 			if got.Vendor == "" || got.Product == "" {
 				t.Fatalf("%q/%q resolved to an empty identity: %+v", vendor, product, got)
 			}
