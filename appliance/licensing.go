@@ -9,7 +9,7 @@ import (
 type ActivationCode struct {
 	ID           int64
 	Hash         string
-	Edition      string
+	Edition      Edition
 	ValidFor     time.Duration
 	Customer     string
 	CreatedAt    time.Time
@@ -22,12 +22,21 @@ type License struct {
 	ID             string
 	CodeID         int64
 	InstallationID string
-	Edition        string
+	Edition        Edition
 	Customer       string
 	IssuedAt       time.Time
 	ExpiresAt      time.Time
 	CredentialHash string
 }
+
+// Edition is the product edition a licence grants; only professional may push to the KB.
+type Edition string
+
+// The editions a licence can carry.
+const (
+	EditionProfessional Edition = "professional"
+	EditionStandard     Edition = "standard"
+)
 
 // KBSource is where a KB mapping comes from: the NVD catalogue baseline, installations that
 // agree (community) or the operator (curated).

@@ -10,7 +10,7 @@ import (
 type Assignment struct {
 	ID             int64
 	OrganizationID int64
-	Status         string
+	Status         AssignmentStatus
 	AssignedTo     int64
 	AssignedToName string // username; read only
 	MatchID        int64  // 0 when not targeted
@@ -33,7 +33,7 @@ type Assignment struct {
 type AssignmentEvent struct {
 	AssignmentID int64
 	At           time.Time
-	From, To     string
+	From, To     AssignmentStatus
 	Note         string
 	By           int64
 }
@@ -42,7 +42,7 @@ type AssignmentEvent struct {
 // assignments whose due date lies before Today.
 type AssignmentFilter struct {
 	OrganizationID int64
-	Status         string
+	Status         AssignmentStatus
 	Priority       string
 	AssignedTo     string // username
 	CVEID          string
@@ -106,4 +106,26 @@ type RemediationWriter interface {
 	DeleteAssignment(ctx context.Context, orgID, id int64) error
 	AddAssignmentEvent(ctx context.Context, e AssignmentEvent) error
 	SaveSLAPolicy(ctx context.Context, p SLAPolicy) error
+}
+
+// AssignmentStatus is where an assignment stands in the remediation workflow (the transitions
+// between them are appliance/remediation's rules).
+type AssignmentStatus string
+
+// The statuses. Open and in_progress are active: the SLA clock runs. The other three close the
+// assignment; accepted_risk and false_positive record a decision and so need a note saying why.
+const (
+	AssignmentOpen          AssignmentStatus = "open"
+	AssignmentInProgress    AssignmentStatus = "in_progress"
+	AssignmentResolved      AssignmentStatus = "resolved"
+	AssignmentAcceptedRisk  AssignmentStatus = "accepted_risk"
+	AssignmentFalsePositive AssignmentStatus = "false_positive"
+)
+
+// Active reports whether work is still due: open or in progress.
+func (s AssignmentStatus) Active() bool { return s == AssignmentOpen || s == AssignmentInProgress }
+
+// NeedsNote reports whether entering s requires a justification.
+func (s AssignmentStatus) NeedsNote() bool {
+	return s == AssignmentAcceptedRisk || s == AssignmentFalsePositive
 }

@@ -75,7 +75,7 @@ func TestKBSyncEndToEnd(t *testing.T) {
 	}
 
 	payload, err := client.Activate(ctx, server.URL, server.code(t, "professional", 30*24*time.Hour), licensing.EncodePublicKey(server.lic.PublicKey()))
-	if err != nil || payload.Edition != licensing.EditionProfessional {
+	if err != nil || payload.Edition != appliance.EditionProfessional {
 		t.Fatalf("activate over HTTP: %+v, %v", payload, err)
 	}
 	if err := client.Sync(ctx); err != nil {

@@ -112,7 +112,7 @@ func (s *Server) activate(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, activateResponse{License: act.License, Edition: act.Edition, ExpiresAt: act.ExpiresAt, InstallationID: act.InstallationID})
+	writeJSON(w, http.StatusOK, activateResponse{License: act.License, Edition: string(act.Edition), ExpiresAt: act.ExpiresAt, InstallationID: act.InstallationID})
 }
 
 type licenseHeartbeatResponse struct {
@@ -129,7 +129,7 @@ func (s *Server) licenseHeartbeat(w http.ResponseWriter, r *http.Request) {
 	if who.Expired {
 		status = "expired"
 	}
-	writeJSON(w, http.StatusOK, licenseHeartbeatResponse{Status: status, Edition: who.License.Edition, ExpiresAt: who.License.ExpiresAt,
+	writeJSON(w, http.StatusOK, licenseHeartbeatResponse{Status: status, Edition: string(who.License.Edition), ExpiresAt: who.License.ExpiresAt,
 		InstallationID: who.License.InstallationID, ServerTime: s.licensing.Now()})
 }
 

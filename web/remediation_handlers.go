@@ -93,7 +93,7 @@ func dateOrNil(t time.Time) *string {
 
 func toAssignmentJSON(rec remediation.Record) assignmentJSON {
 	a := rec.Assignment
-	return assignmentJSON{ID: a.ID, Status: a.Status, AssignedTo: optional(a.AssignedToName), MatchID: optional(a.MatchID),
+	return assignmentJSON{ID: a.ID, Status: string(a.Status), AssignedTo: optional(a.AssignedToName), MatchID: optional(a.MatchID),
 		ProductID: optional(a.ProductID), ProductName: optional(a.ProductName), CVEID: optional(a.CVEID), Priority: a.Priority,
 		DueDate: a.DueDate.Format(time.DateOnly), KEVDueDate: dateOrNil(a.KEVDueDate), Overdue: rec.Overdue, Notes: a.Notes,
 		CreatedBy: optional(a.CreatedByName), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ResolvedAt: optional(a.ResolvedAt)}
@@ -102,7 +102,7 @@ func toAssignmentJSON(rec remediation.Record) assignmentJSON {
 func toAssignmentDetailJSON(rec remediation.Record) assignmentDetailJSON {
 	out := assignmentDetailJSON{assignmentJSON: toAssignmentJSON(rec), History: make([]assignmentEventJSON, 0, len(rec.History))}
 	for _, e := range rec.History {
-		out.History = append(out.History, assignmentEventJSON{At: e.At, FromStatus: optional(e.From), ToStatus: e.To,
+		out.History = append(out.History, assignmentEventJSON{At: e.At, FromStatus: optional(string(e.From)), ToStatus: string(e.To),
 			Note: e.Note, ByUserID: optional(e.By)})
 	}
 	return out
@@ -146,7 +146,7 @@ func assignmentFilter(r *http.Request, orgID int64) (appliance.AssignmentFilter,
 		return appliance.AssignmentFilter{}, err
 	}
 	q := r.URL.Query()
-	f := appliance.AssignmentFilter{OrganizationID: orgID, Status: q.Get("status"), Priority: q.Get("priority"),
+	f := appliance.AssignmentFilter{OrganizationID: orgID, Status: appliance.AssignmentStatus(q.Get("status")), Priority: q.Get("priority"),
 		AssignedTo: q.Get("assigned_to"), CVEID: q.Get("cve_id"), Search: q.Get("search"), Sort: q.Get("sort"),
 		Page: pg.Page, PerPage: pg.PerPage}
 	productID, err := queryInt(r, "product_id")

@@ -37,7 +37,7 @@ func (s *Hub) Push(ctx context.Context, who licensing.Licensee, bodyInstallation
 	if who.Expired {
 		return 0, licensing.ErrExpired
 	}
-	if who.License.Edition != string(licensing.EditionProfessional) || !strings.EqualFold(strings.TrimSpace(editionHeader), string(licensing.EditionProfessional)) {
+	if who.License.Edition != appliance.EditionProfessional || !strings.EqualFold(strings.TrimSpace(editionHeader), string(appliance.EditionProfessional)) {
 		return 0, appliance.Forbidden("pushing mappings needs a professional licence and X-Edition: professional")
 	}
 	if bodyInstallation != who.License.InstallationID {

@@ -41,7 +41,7 @@ func (c *Client) Sync(ctx context.Context) error {
 		return c.fail(fmt.Errorf("pull: %w", err))
 	}
 	c.record(func(s *Status) { s.LastPull, s.Pulled = c.now().UTC(), s.Pulled+n })
-	if p.Edition != licensing.EditionProfessional {
+	if p.Edition != appliance.EditionProfessional {
 		return nil
 	}
 	pushed, err := c.push(ctx, server, cred)

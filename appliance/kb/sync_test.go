@@ -164,7 +164,7 @@ func forgeLicence(t testing.TB, w *world) string {
 	t.Helper()
 	id, _ := w.client.InstallationID(context.Background())
 	now := time.Now().UTC().Truncate(time.Second)
-	text, err := licensing.Sign(testOnlyKey(), licensing.Payload{LicenseID: "forged", InstallationID: id, Edition: licensing.EditionStandard,
+	text, err := licensing.Sign(testOnlyKey(), licensing.Payload{LicenseID: "forged", InstallationID: id, Edition: appliance.EditionStandard,
 		IssuedAt: now, ExpiresAt: now.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestActivateRefusesAForeignKey(t *testing.T) {
 	}
 	p, err := w.client.Activate(ctx, serverURL+"/", code, w.publicKey())
 	st, _ := w.client.Status(ctx)
-	if err != nil || p.Edition != licensing.EditionProfessional || st.ServerURL != serverURL || !st.Licensed {
+	if err != nil || p.Edition != appliance.EditionProfessional || st.ServerURL != serverURL || !st.Licensed {
 		t.Errorf("activation: %+v (%v), status %+v", p, err, st)
 	}
 }

@@ -10,36 +10,27 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-// Edition is the product edition a licence grants; only professional may push to the KB.
-type Edition string
-
-// The editions a licence can carry.
-const (
-	EditionProfessional Edition = "professional"
-	EditionStandard     Edition = "standard"
-)
-
 // CredentialLength is the number of leading licence characters that form the Bearer credential.
 const CredentialLength = 64
 
 // Payload is the signed content of a licence. It is the wire form itself: the JSON field order
 // is fixed by this declaration and times are UTC with second precision.
 type Payload struct {
-	LicenseID      string    `json:"license_id"`
-	InstallationID string    `json:"installation_id"`
-	Edition        Edition   `json:"edition"`
-	Customer       string    `json:"customer,omitempty"`
-	IssuedAt       time.Time `json:"issued_at"`
-	ExpiresAt      time.Time `json:"expires_at"`
+	LicenseID      string            `json:"license_id"`
+	InstallationID string            `json:"installation_id"`
+	Edition        appliance.Edition `json:"edition"`
+	Customer       string            `json:"customer,omitempty"`
+	IssuedAt       time.Time         `json:"issued_at"`
+	ExpiresAt      time.Time         `json:"expires_at"`
 }
 
 // ParseEdition reads an edition name, ignoring case and surrounding blanks.
-func ParseEdition(s string) (Edition, error) {
-	switch e := Edition(strings.ToLower(strings.TrimSpace(s))); e {
-	case EditionProfessional, EditionStandard:
+func ParseEdition(s string) (appliance.Edition, error) {
+	switch e := appliance.Edition(strings.ToLower(strings.TrimSpace(s))); e {
+	case appliance.EditionProfessional, appliance.EditionStandard:
 		return e, nil
 	}
-	return "", appliance.Invalid("edition", "enum", "edition must be %q or %q", EditionProfessional, EditionStandard)
+	return "", appliance.Invalid("edition", "enum", "edition must be %q or %q", appliance.EditionProfessional, appliance.EditionStandard)
 }
 
 // Expired reports whether the licence is no longer valid at now; it expires at ExpiresAt.
@@ -92,7 +83,7 @@ func (p Payload) canonical() Payload {
 	p.LicenseID = strings.TrimSpace(p.LicenseID)
 	p.InstallationID = strings.TrimSpace(p.InstallationID)
 	p.Customer = strings.TrimSpace(p.Customer)
-	p.Edition = Edition(strings.ToLower(strings.TrimSpace(string(p.Edition))))
+	p.Edition = appliance.Edition(strings.ToLower(strings.TrimSpace(string(p.Edition))))
 	p.IssuedAt = p.IssuedAt.UTC().Truncate(time.Second)
 	p.ExpiresAt = p.ExpiresAt.UTC().Truncate(time.Second)
 	return p
@@ -108,8 +99,8 @@ func (p Payload) validate() error {
 		return appliance.Invalid("expires_at", "required", "issue and expiry times are required")
 	case !p.ExpiresAt.After(p.IssuedAt):
 		return appliance.Invalid("expires_at", "range", "expiry must be after issue")
-	case p.Edition != EditionProfessional && p.Edition != EditionStandard:
-		return appliance.Invalid("edition", "enum", "edition must be %q or %q", EditionProfessional, EditionStandard)
+	case p.Edition != appliance.EditionProfessional && p.Edition != appliance.EditionStandard:
+		return appliance.Invalid("edition", "enum", "edition must be %q or %q", appliance.EditionProfessional, appliance.EditionStandard)
 	}
 	return nil
 }

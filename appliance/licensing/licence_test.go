@@ -13,7 +13,7 @@ func samplePayload() Payload {
 	issued := time.Date(2026, 3, 15, 8, 30, 0, 0, time.UTC)
 	return Payload{
 		LicenseID: "lic-0001", InstallationID: "3f0c9a1e-7d42-4b8e-9a51-2f6d0c1b7e44",
-		Edition: EditionProfessional, Customer: "Example GmbH",
+		Edition: appliance.EditionProfessional, Customer: "Example GmbH",
 		IssuedAt: issued, ExpiresAt: issued.AddDate(1, 0, 0),
 	}
 }
@@ -122,7 +122,7 @@ func TestSignNormalizesEdition(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := Verify(publicOf(testKey("licence")), lic)
-	if err != nil || got.Edition != EditionStandard {
+	if err != nil || got.Edition != appliance.EditionStandard {
 		t.Fatalf("edition = %q, %v", got.Edition, err)
 	}
 }
@@ -167,12 +167,12 @@ func TestExpired(t *testing.T) {
 func TestParseEdition(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Edition
+		want appliance.Edition
 		ok   bool
 	}{
-		{"professional", EditionProfessional, true},
-		{"Professional", EditionProfessional, true},
-		{" standard\n", EditionStandard, true},
+		{"professional", appliance.EditionProfessional, true},
+		{"Professional", appliance.EditionProfessional, true},
+		{" standard\n", appliance.EditionStandard, true},
 		{"", "", false},
 		{"pro", "", false},
 		{"enterprise", "", false},

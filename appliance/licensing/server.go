@@ -76,7 +76,7 @@ func (s *Server) CreateCode(ctx context.Context, edition string, validFor time.D
 	if err != nil {
 		return "", err
 	}
-	c := appliance.ActivationCode{Hash: HashSecret(norm), Edition: string(ed), ValidFor: validFor, Customer: customer, CreatedAt: s.now().UTC()}
+	c := appliance.ActivationCode{Hash: HashSecret(norm), Edition: ed, ValidFor: validFor, Customer: customer, CreatedAt: s.now().UTC()}
 	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
 		_, err := tx.CreateActivationCode(ctx, c)
 		return err
@@ -92,7 +92,7 @@ func ValidInstallationID(id string) bool { return installationIDPattern.MatchStr
 // Activation is a signed licence and what it grants.
 type Activation struct {
 	License        string
-	Edition        string
+	Edition        appliance.Edition
 	ExpiresAt      time.Time
 	InstallationID string
 }
@@ -162,7 +162,7 @@ func (s *Server) bind(ctx context.Context, tx appliance.Tx, c appliance.Activati
 // sign produces the licence text; ed25519 is deterministic, so the same record always gives
 // the same licence and only its credential's hash needs storing.
 func (s *Server) sign(l appliance.License) (Activation, error) {
-	p := Payload{LicenseID: l.ID, InstallationID: l.InstallationID, Edition: Edition(l.Edition),
+	p := Payload{LicenseID: l.ID, InstallationID: l.InstallationID, Edition: appliance.Edition(l.Edition),
 		Customer: l.Customer, IssuedAt: l.IssuedAt, ExpiresAt: l.ExpiresAt}
 	text, err := Sign(s.key, p)
 	if err != nil {

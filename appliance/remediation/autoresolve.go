@@ -42,7 +42,7 @@ func ResolveVanished(ctx context.Context, store appliance.Store, now func() time
 
 func resolveVanished(ctx context.Context, tx appliance.Tx, a appliance.Assignment, at time.Time) error {
 	from := a.Status
-	a.Status, a.ResolvedAt, a.UpdatedAt = string(StatusResolved), at, at
+	a.Status, a.ResolvedAt, a.UpdatedAt = appliance.AssignmentResolved, at, at
 	if err := tx.UpdateAssignment(ctx, a); err != nil {
 		return fmt.Errorf("resolve assignment %d: %w", a.ID, err)
 	}

@@ -21,7 +21,7 @@ func ParseDueDate(s string) (time.Time, error) {
 // Overdue reports whether an active (open or in-progress) assignment has passed its due date.
 // A due date is a whole UTC day: the assignment becomes overdue once that day is over.
 // A zero due date never makes an assignment overdue.
-func Overdue(status Status, due time.Time, now time.Time) bool {
+func Overdue(status appliance.AssignmentStatus, due time.Time, now time.Time) bool {
 	if !status.Active() || due.IsZero() {
 		return false
 	}

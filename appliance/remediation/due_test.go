@@ -3,6 +3,8 @@ package remediation
 import (
 	"testing"
 	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 func TestParseDueDate(t *testing.T) {
@@ -39,20 +41,20 @@ func TestOverdue(t *testing.T) {
 	due := date("2026-03-10")
 	tests := []struct {
 		name   string
-		status Status
+		status appliance.AssignmentStatus
 		due    time.Time
 		now    time.Time
 		want   bool
 	}{
-		{"open before", StatusOpen, due, time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC), false},
-		{"open on the due day", StatusOpen, due, time.Date(2026, 3, 10, 23, 59, 0, 0, time.UTC), false},
-		{"open the day after", StatusOpen, due, time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC), true},
-		{"in progress after", StatusInProgress, due, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), true},
-		{"resolved after", StatusResolved, due, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), false},
-		{"accepted risk after", StatusAcceptedRisk, due, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), false},
-		{"false positive after", StatusFalsePositive, due, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), false},
-		{"no due date", StatusOpen, time.Time{}, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), false},
-		{"local evening is next UTC day", StatusOpen, due, time.Date(2026, 3, 10, 20, 0, 0, 0, time.FixedZone("EST", -5*3600)), true},
+		{"open before", appliance.AssignmentOpen, due, time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC), false},
+		{"open on the due day", appliance.AssignmentOpen, due, time.Date(2026, 3, 10, 23, 59, 0, 0, time.UTC), false},
+		{"open the day after", appliance.AssignmentOpen, due, time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC), true},
+		{"in progress after", appliance.AssignmentInProgress, due, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), true},
+		{"resolved after", appliance.AssignmentResolved, due, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), false},
+		{"accepted risk after", appliance.AssignmentAcceptedRisk, due, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), false},
+		{"false positive after", appliance.AssignmentFalsePositive, due, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), false},
+		{"no due date", appliance.AssignmentOpen, time.Time{}, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), false},
+		{"local evening is next UTC day", appliance.AssignmentOpen, due, time.Date(2026, 3, 10, 20, 0, 0, 0, time.FixedZone("EST", -5*3600)), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

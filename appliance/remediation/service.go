@@ -62,7 +62,7 @@ func requireAdmin(actor appliance.User) error {
 }
 
 func (r *Remediation) record(a appliance.Assignment) Record {
-	return Record{Assignment: a, Overdue: Overdue(Status(a.Status), a.DueDate, r.now())}
+	return Record{Assignment: a, Overdue: Overdue(a.Status, a.DueDate, r.now())}
 }
 
 // Create hands a finding to a person of the actor's organization (org_admin only). Without a
@@ -89,7 +89,7 @@ func (r *Remediation) Create(ctx context.Context, actor appliance.User, in Input
 		return Record{}, err
 	}
 	now := r.now().UTC()
-	a := appliance.Assignment{OrganizationID: orgID, Status: string(StatusOpen), AssignedTo: assignee.ID,
+	a := appliance.Assignment{OrganizationID: orgID, Status: appliance.AssignmentOpen, AssignedTo: assignee.ID,
 		MatchID: t.matchID, ProductID: t.productID, CVEID: t.cveID, Priority: string(priority), Notes: notes,
 		WatchFinding: t.present, CreatedBy: actor.ID, CreatedAt: now, UpdatedAt: now}
 	if a.DueDate, a.KEVDueDate, err = r.dueDate(ctx, orgID, in.DueDate, t.findings, now); err != nil {

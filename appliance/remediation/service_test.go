@@ -180,7 +180,7 @@ func TestStatusTransitions(t *testing.T) {
 		if err != nil {
 			t.Fatalf("step %d to %s: %v", i, st.to, err)
 		}
-		if got.Status != st.to || got.ResolvedAt.IsZero() == st.resolved {
+		if string(got.Status) != st.to || got.ResolvedAt.IsZero() == st.resolved {
 			t.Errorf("step %d: status %s resolved_at %v, want %s (resolved %v)", i, got.Status, got.ResolvedAt, st.to, st.resolved)
 		}
 	}

@@ -20,16 +20,16 @@ import (
 // triage was wrong). A closed assignment does not jump to another closed status: it is
 // reopened first, so the history shows why the decision changed. An accepted risk may still
 // be worked on or fixed later, hence accepted_risk -> in_progress and -> resolved.
-func NextStatuses(from Status) []Status {
+func NextStatuses(from appliance.AssignmentStatus) []appliance.AssignmentStatus {
 	switch from {
-	case StatusOpen:
-		return []Status{StatusInProgress, StatusResolved, StatusAcceptedRisk, StatusFalsePositive}
-	case StatusInProgress:
-		return []Status{StatusOpen, StatusResolved, StatusAcceptedRisk, StatusFalsePositive}
-	case StatusResolved, StatusFalsePositive:
-		return []Status{StatusOpen}
-	case StatusAcceptedRisk:
-		return []Status{StatusOpen, StatusInProgress, StatusResolved}
+	case appliance.AssignmentOpen:
+		return []appliance.AssignmentStatus{appliance.AssignmentInProgress, appliance.AssignmentResolved, appliance.AssignmentAcceptedRisk, appliance.AssignmentFalsePositive}
+	case appliance.AssignmentInProgress:
+		return []appliance.AssignmentStatus{appliance.AssignmentOpen, appliance.AssignmentResolved, appliance.AssignmentAcceptedRisk, appliance.AssignmentFalsePositive}
+	case appliance.AssignmentResolved, appliance.AssignmentFalsePositive:
+		return []appliance.AssignmentStatus{appliance.AssignmentOpen}
+	case appliance.AssignmentAcceptedRisk:
+		return []appliance.AssignmentStatus{appliance.AssignmentOpen, appliance.AssignmentInProgress, appliance.AssignmentResolved}
 	}
 	return nil
 }
@@ -37,8 +37,8 @@ func NextStatuses(from Status) []Status {
 // Transition checks a status change. Staying in the same status is always allowed (an
 // update of other fields). A forbidden change is a "status"/"transition" ValidationError;
 // entering accepted_risk or false_positive with a blank note is a "notes"/"required" one.
-func Transition(from, to Status, note string) error {
-	if !from.valid() || !to.valid() {
+func Transition(from, to appliance.AssignmentStatus, note string) error {
+	if !slices.Contains(Statuses(), from) || !slices.Contains(Statuses(), to) {
 		return appliance.Invalid("status", "enum", "status must be one of %s", joinStatuses(Statuses()))
 	}
 	if from == to {

@@ -21,8 +21,8 @@ func TestTransitionTable(t *testing.T) {
 		deny = "transition"
 		note = "note" // allowed with a note, refused without one
 	)
-	o, ip, r, ar, fp := StatusOpen, StatusInProgress, StatusResolved, StatusAcceptedRisk, StatusFalsePositive
-	table := map[Status]map[Status]string{
+	o, ip, r, ar, fp := appliance.AssignmentOpen, appliance.AssignmentInProgress, appliance.AssignmentResolved, appliance.AssignmentAcceptedRisk, appliance.AssignmentFalsePositive
+	table := map[appliance.AssignmentStatus]map[appliance.AssignmentStatus]string{
 		o:  {o: ok, ip: ok, r: ok, ar: note, fp: note},
 		ip: {o: ok, ip: ok, r: ok, ar: note, fp: note},
 		r:  {o: ok, ip: deny, r: ok, ar: deny, fp: deny},
@@ -38,7 +38,7 @@ func TestTransitionTable(t *testing.T) {
 	}
 }
 
-func checkTransition(t *testing.T, from, to Status, want string) {
+func checkTransition(t *testing.T, from, to appliance.AssignmentStatus, want string) {
 	withNote := Transition(from, to, "vendor confirms not exploitable here")
 	withoutNote := Transition(from, to, "  ")
 	switch want {
@@ -58,8 +58,8 @@ func checkTransition(t *testing.T, from, to Status, want string) {
 }
 
 func TestTransitionUnknownStatus(t *testing.T) {
-	tests := []struct{ from, to Status }{
-		{"closed", StatusOpen}, {StatusOpen, "done"}, {"", StatusOpen}, {"OPEN", StatusInProgress},
+	tests := []struct{ from, to appliance.AssignmentStatus }{
+		{"closed", appliance.AssignmentOpen}, {appliance.AssignmentOpen, "done"}, {"", appliance.AssignmentOpen}, {"OPEN", appliance.AssignmentInProgress},
 	}
 	for _, tt := range tests {
 		requireValidation(t, Transition(tt.from, tt.to, "n"), "status", "enum")

@@ -13,7 +13,7 @@ var assignmentSorts = map[string]bool{"due_date": true, "priority": true, "creat
 // the caller's.
 func ValidateAssignmentFilter(f appliance.AssignmentFilter) error {
 	if f.Status != "" {
-		if _, err := ParseStatus(f.Status); err != nil {
+		if _, err := ParseStatus(string(f.Status)); err != nil {
 			return err
 		}
 	}
@@ -62,7 +62,7 @@ func (r *Remediation) Update(ctx context.Context, actor appliance.User, id int64
 	now := r.now().UTC()
 	a.UpdatedAt = now
 	if a.Status != from {
-		a.ResolvedAt = closedAt(Status(a.Status), now)
+		a.ResolvedAt = closedAt(a.Status, now)
 	}
 	err = r.store.InTx(ctx, func(tx appliance.Tx) error {
 		if err := tx.UpdateAssignment(ctx, a); err != nil {
@@ -81,7 +81,7 @@ func (r *Remediation) Update(ctx context.Context, actor appliance.User, id int64
 }
 
 // closedAt is when an assignment entering status was closed: now, or zero when reopened.
-func closedAt(status Status, now time.Time) time.Time {
+func closedAt(status appliance.AssignmentStatus, now time.Time) time.Time {
 	if status.Active() {
 		return time.Time{}
 	}
@@ -111,10 +111,10 @@ func (r *Remediation) apply(ctx context.Context, a *appliance.Assignment, in Inp
 		if err != nil {
 			return err
 		}
-		if err := Transition(Status(a.Status), to, a.Notes); err != nil {
+		if err := Transition(a.Status, to, a.Notes); err != nil {
 			return err
 		}
-		a.Status = string(to)
+		a.Status = to
 	}
 	return r.applyFields(ctx, a, in)
 }
