@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -58,6 +59,20 @@ type Result struct {
 const warnNoProducts = "the body has no \"products\" key: nothing was imported and no installation was removed " +
 	"(send the full inventory as \"products\": [{vendor, product, version}]; \"products\": [] means nothing is installed)"
 
+// submission is one inventory being reconciled: what its steps share, with the one timestamp
+// every row it writes carries.
+type submission struct {
+	svc      *Service
+	orgID    int64
+	rep      Report
+	fp       string // fingerprint of rep with the data it is matched against
+	at       time.Time
+	resolved map[pairKey]resolution
+	sum      Summary
+	live     map[int64]appliance.Installation // the host's installations before, by product
+	fresh    []appliance.Installation         // new installations, written in one statement
+}
+
 // Submit reconciles a host's inventory against what is stored, in one transaction.
 func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, error) {
 	if err := normalizeReport(&rep); err != nil {
@@ -67,19 +82,19 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 	if !rep.HasProducts {
 		return s.noProducts(ctx, orgID, rep)
 	}
-	fp := s.fingerprint(rep)
-	if res, done, err := s.resubmitted(ctx, orgID, rep, fp); err != nil || done {
+	sub := &submission{svc: s, orgID: orgID, rep: rep, fp: s.fingerprint(rep), at: s.now().UTC()}
+	if res, done, err := sub.resubmitted(ctx); err != nil || done {
 		return res, err
 	}
-	resolved, err := s.resolveItems(ctx, orgID, rep.Items)
-	if err != nil {
+	var err error
+	if sub.resolved, err = s.resolveItems(ctx, orgID, rep.Items); err != nil {
 		return Result{}, err
 	}
 	res := Result{Hostname: rep.Hostname}
 	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
-		res.Summary = Summary{}
-		id, err := s.reconcile(ctx, tx, orgID, rep, fp, resolved, &res.Summary)
-		res.AssetID = id
+		sub.sum, sub.fresh = Summary{}, nil
+		id, err := sub.reconcile(ctx, tx)
+		res.AssetID, res.Summary = id, sub.sum
 		return err
 	})
 	if err != nil {
@@ -221,22 +236,22 @@ func (s *Service) overridesFor(ctx context.Context, orgID int64, items []Item) (
 	return overrideMap(found), err
 }
 
-func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, rep Report, fp string, resolved map[pairKey]resolution, sum *Summary) (int64, error) {
-	asset, err := s.upsertAsset(ctx, tx, orgID, rep, fp)
+func (sub *submission) reconcile(ctx context.Context, tx appliance.Tx) (int64, error) {
+	rep := sub.rep
+	asset, err := sub.upsertAsset(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
-	live, err := tx.LiveInstalledProducts(ctx, asset.ID)
+	installed, err := tx.LiveInstalledProducts(ctx, asset.ID)
 	if err != nil {
 		return 0, err
 	}
-	byProduct := make(map[int64]appliance.Installation, len(live))
+	sub.live = make(map[int64]appliance.Installation, len(installed))
 	known := make(map[appliance.ProductKey]appliance.Product, len(rep.Items))
-	for _, ip := range live {
-		byProduct[ip.ProductID] = ip.Installation
+	for _, ip := range installed {
+		sub.live[ip.ProductID] = ip.Installation
 		known[ip.Product.Key()] = ip.Product
 	}
-	now := s.now().UTC()
 	keys := make([]appliance.ProductKey, len(rep.Items))
 	var unknown []appliance.ProductKey
 	for i, it := range rep.Items {
@@ -245,7 +260,7 @@ func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, r
 			unknown = append(unknown, keys[i])
 		}
 	}
-	more, err := tx.ProductsByKeys(ctx, orgID, unknown)
+	more, err := tx.ProductsByKeys(ctx, sub.orgID, unknown)
 	if err != nil {
 		return 0, err
 	}
@@ -253,48 +268,48 @@ func (s *Service) reconcile(ctx context.Context, tx appliance.Tx, orgID int64, r
 		known[k] = p
 	}
 	kept := make(map[int64]bool, len(rep.Items))
-	var fresh []appliance.Installation
 	for i, it := range rep.Items {
 		existing, found := known[keys[i]]
-		p, err := s.upsertProduct(ctx, tx, orgID, it, existing, found, resolved[pairKey{it.Vendor, it.Product}], sum)
+		p, err := sub.upsertProduct(ctx, tx, it, existing, found)
 		if err != nil {
 			return 0, err
 		}
 		kept[p.ID] = true
-		if err := s.install(ctx, tx, asset.ID, p.ID, it.Path, byProduct, &fresh, sum); err != nil {
+		if err := sub.install(ctx, tx, asset.ID, p.ID, it.Path); err != nil {
 			return 0, err
 		}
 	}
-	if err := tx.CreateInstallations(ctx, fresh); err != nil {
+	if err := tx.CreateInstallations(ctx, sub.fresh); err != nil {
 		return 0, err
 	}
-	for pid, in := range byProduct {
+	for pid, in := range sub.live {
 		if kept[pid] {
 			continue
 		}
-		if err := tx.RemoveInstallation(ctx, in.ID, now); err != nil {
+		if err := tx.RemoveInstallation(ctx, in.ID, sub.at); err != nil {
 			return 0, err
 		}
-		sum.InstallationsRemoved++
+		sub.sum.InstallationsRemoved++
 	}
-	sum.TotalProducts = len(rep.Items)
+	sub.sum.TotalProducts = len(rep.Items)
 	return asset.ID, nil
 }
 
-func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64, rep Report, fp string) (appliance.Asset, error) {
-	now := s.now().UTC()
-	a, err := appliance.OwnedAsset(ctx, tx, orgID, rep.Hostname)
+// upsertAsset writes the host's own fields and times.
+func (sub *submission) upsertAsset(ctx context.Context, tx appliance.Tx) (appliance.Asset, error) {
+	rep := sub.rep
+	a, err := appliance.OwnedAsset(ctx, tx, sub.orgID, rep.Hostname)
 	if err != nil && !errors.Is(err, appliance.ErrNotFound) {
 		return appliance.Asset{}, err
 	}
 	fresh := errors.Is(err, appliance.ErrNotFound)
 	if fresh {
-		a = appliance.Asset{OrganizationID: orgID, Hostname: rep.Hostname, CreatedAt: now}
+		a = appliance.Asset{OrganizationID: sub.orgID, Hostname: rep.Hostname, CreatedAt: sub.at}
 	}
 	a.FQDN, a.IPAddress = rep.FQDN, rep.IPAddress
 	a.OSName, a.OSVersion, a.OSKernel, a.OS = rep.OSName, rep.OSVersion, rep.OSKernel, rep.OS
 	a.AgentID, a.AgentVersion = rep.AgentID, rep.AgentVersion
-	a.LastSeenAt, a.LastInventoryAt, a.InventoryHash = now, now, fp
+	a.LastSeenAt, a.LastInventoryAt, a.InventoryHash = sub.at, sub.at, sub.fp
 	if fresh {
 		id, err := tx.CreateAsset(ctx, a)
 		a.ID = id
@@ -305,18 +320,17 @@ func (s *Service) upsertAsset(ctx context.Context, tx appliance.Tx, orgID int64,
 
 // upsertProduct finds or creates the product of an item, brings its identity up to date
 // (unless a person set it) and its matches up to the current CVE data.
-func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int64, it Item, p appliance.Product, found bool,
-	res resolution, sum *Summary) (appliance.Product, error) {
-	now := s.now().UTC()
+func (sub *submission) upsertProduct(ctx context.Context, tx appliance.Tx, it Item, p appliance.Product, found bool) (appliance.Product, error) {
+	s, res := sub.svc, sub.resolved[pairKey{it.Vendor, it.Product}]
 	if !found {
 		var err error
-		p = appliance.Product{OrganizationID: orgID, Vendor: it.Vendor, Name: it.Product, Version: it.Version,
+		p = appliance.Product{OrganizationID: sub.orgID, Vendor: it.Vendor, Name: it.Product, Version: it.Version,
 			Identity: res.identity, Resolution: res.method, ResolutionConfidence: res.confidence,
-			Criticality: defaultCriticality, CreatedAt: now, UpdatedAt: now, MatchGeneration: -1, Package: it.Package}
+			Criticality: defaultCriticality, CreatedAt: sub.at, UpdatedAt: sub.at, MatchGeneration: -1, Package: it.Package}
 		if p.ID, err = tx.CreateProduct(ctx, p); err != nil {
 			return appliance.Product{}, err
 		}
-		sum.ProductsCreated++
+		sub.sum.ProductsCreated++
 		_, err = s.rematch(ctx, tx, p)
 		return p, err
 	}
@@ -326,38 +340,36 @@ func (s *Service) upsertProduct(ctx context.Context, tx appliance.Tx, orgID int6
 		if p.Resolution != appliance.ResolutionOverride {
 			p.Identity, p.Resolution, p.ResolutionConfidence = res.identity, res.method, res.confidence
 		}
-		p.UpdatedAt = now
+		p.UpdatedAt = sub.at
 		if err := tx.UpdateProduct(ctx, p); err != nil {
 			return appliance.Product{}, err
 		}
-		sum.ProductsUpdated++
+		sub.sum.ProductsUpdated++
 	}
 	if changed || p.MatchGeneration != s.engine.CVEGeneration() {
 		n, err := s.rematch(ctx, tx, p)
 		if err != nil {
 			return appliance.Product{}, err
 		}
-		sum.StaleMatchesRemoved += n
+		sub.sum.StaleMatchesRemoved += n
 	}
 	return p, nil
 }
 
-// install records a product on the host: new installations are collected in fresh (written
-// in one statement), a changed path is updated.
-func (s *Service) install(ctx context.Context, tx appliance.Tx, assetID, productID int64, path string,
-	live map[int64]appliance.Installation, fresh *[]appliance.Installation, sum *Summary) error {
-	now := s.now().UTC()
-	in, ok := live[productID]
+// install records a product on the host: a new installation joins sub.fresh, a changed path
+// is updated.
+func (sub *submission) install(ctx context.Context, tx appliance.Tx, assetID, productID int64, path string) error {
+	in, ok := sub.live[productID]
 	if !ok {
-		*fresh = append(*fresh, appliance.Installation{AssetID: assetID, ProductID: productID, Path: path, CreatedAt: now})
-		sum.InstallationsCreated++
+		sub.fresh = append(sub.fresh, appliance.Installation{AssetID: assetID, ProductID: productID, Path: path, CreatedAt: sub.at})
+		sub.sum.InstallationsCreated++
 		return nil
 	}
 	if in.Path == path {
 		return nil
 	}
-	sum.InstallationsUpdated++
-	return tx.UpdateInstallationPath(ctx, in.ID, path, now)
+	sub.sum.InstallationsUpdated++
+	return tx.UpdateInstallationPath(ctx, in.ID, path, sub.at)
 }
 
 // fingerprint identifies an inventory together with the data it is resolved and matched
@@ -374,21 +386,22 @@ func (s *Service) fingerprint(rep Report) string {
 
 // resubmitted handles an inventory identical to the host's last one: only the host's own
 // fields and times are written. done is false when a full reconciliation is needed.
-func (s *Service) resubmitted(ctx context.Context, orgID int64, rep Report, fp string) (Result, bool, error) {
-	a, err := appliance.OwnedAsset(ctx, s.store, orgID, rep.Hostname)
-	if errors.Is(err, appliance.ErrNotFound) || (err == nil && a.InventoryHash != fp) {
+func (sub *submission) resubmitted(ctx context.Context) (Result, bool, error) {
+	store, rep := sub.svc.store, sub.rep
+	a, err := appliance.OwnedAsset(ctx, store, sub.orgID, rep.Hostname)
+	if errors.Is(err, appliance.ErrNotFound) || (err == nil && a.InventoryHash != sub.fp) {
 		return Result{}, false, nil
 	}
 	if err != nil {
 		return Result{}, false, err
 	}
 	done := false
-	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
-		cur, err := appliance.OwnedAsset(ctx, tx, orgID, rep.Hostname)
-		if err != nil || cur.InventoryHash != fp { // changed meanwhile: reconcile in full
+	err = store.InTx(ctx, func(tx appliance.Tx) error {
+		cur, err := appliance.OwnedAsset(ctx, tx, sub.orgID, rep.Hostname)
+		if err != nil || cur.InventoryHash != sub.fp { // changed meanwhile: reconcile in full
 			return err
 		}
-		_, err = s.upsertAsset(ctx, tx, orgID, rep, fp)
+		_, err = sub.upsertAsset(ctx, tx)
 		done = err == nil
 		return err
 	})
