@@ -9,6 +9,12 @@ import (
 // transaction each. sqlitestore implements it.
 type Store interface {
 	Reader
+	Transactor
+}
+
+// Transactor runs fn in one write transaction: committed when fn returns nil, rolled back
+// otherwise. Services declare it beside the few reads they need.
+type Transactor interface {
 	InTx(ctx context.Context, fn func(Tx) error) error
 }
 

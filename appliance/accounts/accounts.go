@@ -22,6 +22,12 @@ import (
 )
 
 // AuthOptions configure people's authentication.
+// Store is what the accounts service reads, and the transaction it writes in.
+type Store interface {
+	appliance.AccountReader
+	appliance.Transactor
+}
+
 type AuthOptions struct {
 	// PasswordMaxAgeDays forces a password change after that many days; 0 never.
 	PasswordMaxAgeDays int    `mapstructure:"password_max_age_days"`
@@ -43,7 +49,7 @@ const (
 
 // Accounts manages organizations, people and agent keys.
 type Accounts struct {
-	store  appliance.Store
+	store  Store
 	hasher *PasswordHasher
 	opts   AuthOptions
 	now    func() time.Time
@@ -53,7 +59,7 @@ type Accounts struct {
 }
 
 // NewAccounts builds the service.
-func NewAccounts(store appliance.Store, opts AuthOptions) *Accounts {
+func NewAccounts(store Store, opts AuthOptions) *Accounts {
 	return &Accounts{store: store, hasher: NewPasswordHasher(opts.ConcurrentHashes), opts: opts,
 		now: time.Now, touched: map[int64]time.Time{}}
 }

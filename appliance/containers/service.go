@@ -13,14 +13,21 @@ import (
 )
 
 // Containers ingests container-image scans and serves the scanned images.
+// Store is what the container service reads, and the transaction it writes in (the
+// assignments a rescan closes included).
+type Store interface {
+	appliance.ContainerReader
+	remediation.VanishingStore
+}
+
 type Containers struct {
-	store appliance.Store
+	store Store
 	log   *slog.Logger
 	now   func() time.Time
 }
 
 // NewContainers builds the service; log may be nil.
-func NewContainers(store appliance.Store, log *slog.Logger) *Containers {
+func NewContainers(store Store, log *slog.Logger) *Containers {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

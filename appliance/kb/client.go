@@ -68,7 +68,7 @@ type Status struct {
 
 // Client runs the installation's KB sync.
 type Client struct {
-	store     appliance.Store
+	store     Store
 	transport Transport
 	opts      licensing.Options
 	log       *slog.Logger
@@ -79,7 +79,7 @@ type Client struct {
 }
 
 // NewClient builds the client; opts carries the pinned key and the sync interval.
-func NewClient(store appliance.Store, transport Transport, opts licensing.Options, log *slog.Logger) *Client {
+func NewClient(store Store, transport Transport, opts licensing.Options, log *slog.Logger) *Client {
 	return &Client{store: store, transport: transport, opts: opts, log: log, now: time.Now}
 }
 

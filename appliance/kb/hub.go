@@ -16,14 +16,21 @@ import (
 
 // Hub is the licence server's side of the knowledge base: installations' contributions and
 // their publication, pulls, operator curation and signed snapshots for air-gapped sites.
+// Store is what the KB services read (licences, mappings, settings), and the transaction they
+// write in.
+type Store interface {
+	appliance.LicenseReader
+	appliance.Transactor
+}
+
 type Hub struct {
-	store appliance.Store
+	store Store
 	key   ed25519.PrivateKey
 	now   func() time.Time
 }
 
 // NewHub builds the KB service of a licence server; key signs snapshots.
-func NewHub(store appliance.Store, key ed25519.PrivateKey) *Hub {
+func NewHub(store Store, key ed25519.PrivateKey) *Hub {
 	return &Hub{store: store, key: key, now: time.Now}
 }
 

@@ -19,6 +19,12 @@ import (
 )
 
 // Options configure the licence server (and, on an installation, the KB client).
+// Store is what the licence server reads, and the transaction it writes in.
+type Store interface {
+	appliance.LicenseReader
+	appliance.Transactor
+}
+
 type Options struct {
 	// AdminToken opens /api/v1/admin/* (operators); empty closes it.
 	AdminToken         string `mapstructure:"admin_token"`
@@ -38,14 +44,14 @@ func DefaultOptions() Options { return Options{SyncInterval: time.Hour} }
 
 // Server issues licences and keeps the shared KB.
 type Server struct {
-	store appliance.Store
+	store Store
 	key   ed25519.PrivateKey
 	opts  Options
 	now   func() time.Time
 }
 
 // NewServer builds the service over the store and the signing key.
-func NewServer(store appliance.Store, key ed25519.PrivateKey, opts Options) *Server {
+func NewServer(store Store, key ed25519.PrivateKey, opts Options) *Server {
 	return &Server{store: store, key: key, opts: opts, now: time.Now}
 }
 

@@ -17,7 +17,7 @@ func (r *Remediation) AutoResolve(ctx context.Context) (int, error) {
 }
 
 // ResolveVanished is AutoResolve for callers that hold no Remediation (container scans).
-func ResolveVanished(ctx context.Context, store appliance.Store, now func() time.Time) (int, error) {
+func ResolveVanished(ctx context.Context, store VanishingStore, now func() time.Time) (int, error) {
 	candidates, err := store.VanishedAssignments(ctx)
 	if err != nil || len(candidates) == 0 {
 		return 0, err

@@ -11,14 +11,28 @@ import (
 )
 
 // Remediation manages remediation assignments and the organization's SLA policy.
+// Store is what the remediation service reads, and the transaction it writes in.
+type Store interface {
+	appliance.RemediationReader
+	targetReader
+	UserInOrganization(ctx context.Context, orgID int64, username string) (appliance.User, error)
+	appliance.Transactor
+}
+
+// VanishingStore is what closing vanished assignments needs.
+type VanishingStore interface {
+	VanishedAssignments(ctx context.Context) ([]appliance.Assignment, error)
+	appliance.Transactor
+}
+
 type Remediation struct {
-	store appliance.Store
+	store Store
 	log   *slog.Logger
 	now   func() time.Time
 }
 
 // NewRemediation builds the service; log may be nil.
-func NewRemediation(store appliance.Store, log *slog.Logger) *Remediation {
+func NewRemediation(store Store, log *slog.Logger) *Remediation {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

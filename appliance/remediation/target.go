@@ -10,6 +10,17 @@ import (
 
 // target is what an assignment is about, checked to exist in the organization, with the
 // findings it covers (for the SLA) and whether the finding is present now.
+// targetReader is what naming an assignment's target reads: the finding it points at and the
+// facts (severity, KEV) its SLA is computed from.
+type targetReader interface {
+	ProductByID(ctx context.Context, orgID, id int64) (appliance.Product, error)
+	ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error)
+	MatchInOrganization(ctx context.Context, orgID, matchID int64) (appliance.MatchRef, error)
+	CVEFacts(ctx context.Context, cveID string) (appliance.FindingFacts, error)
+	CVEMatchedInOrganization(ctx context.Context, orgID int64, cveID string) (bool, error)
+	ScannedSeverities(ctx context.Context, orgID int64, cveID string) ([]string, error)
+}
+
 type target struct {
 	matchID, productID int64
 	cveID              string
@@ -19,7 +30,7 @@ type target struct {
 
 // resolveTarget checks match_id, product_id and cve_id; the most specific one given decides,
 // and the others must agree with it. A match fills in its product and CVE.
-func resolveTarget(ctx context.Context, r appliance.Reader, orgID int64, in Input) (target, error) {
+func resolveTarget(ctx context.Context, r targetReader, orgID int64, in Input) (target, error) {
 	cve := strings.ToUpper(strings.TrimSpace(deref(in.CVEID)))
 	if len(cve) > maxCVEID {
 		return target{}, appliance.Invalid("cve_id", "max_length", "cve_id must have at most %d characters", maxCVEID)
@@ -35,7 +46,7 @@ func resolveTarget(ctx context.Context, r appliance.Reader, orgID int64, in Inpu
 	return target{}, appliance.Invalid("match_id", "required", "one of match_id, product_id or cve_id is required")
 }
 
-func matchTarget(ctx context.Context, r appliance.Reader, orgID, matchID int64, productID *int64, cve string) (target, error) {
+func matchTarget(ctx context.Context, r targetReader, orgID, matchID int64, productID *int64, cve string) (target, error) {
 	m, err := r.MatchInOrganization(ctx, orgID, matchID)
 	if errors.Is(err, appliance.ErrNotFound) {
 		return target{}, appliance.Invalid("match_id", "exists", "match %d does not exist in your organization", matchID)
@@ -61,7 +72,7 @@ func matchTarget(ctx context.Context, r appliance.Reader, orgID, matchID int64, 
 		present: p.AssetCount > 0}, nil
 }
 
-func productTarget(ctx context.Context, r appliance.Reader, orgID, productID int64, cve string) (target, error) {
+func productTarget(ctx context.Context, r targetReader, orgID, productID int64, cve string) (target, error) {
 	p, err := r.ProductByID(ctx, orgID, productID)
 	if errors.Is(err, appliance.ErrNotFound) {
 		return target{}, appliance.Invalid("product_id", "exists", "product %d does not exist in your organization", productID)
@@ -86,7 +97,7 @@ func productTarget(ctx context.Context, r appliance.Reader, orgID, productID int
 }
 
 // cveTarget accepts a CVE the CVE data knows or one matched or scanned in the organization.
-func cveTarget(ctx context.Context, r appliance.Reader, orgID int64, cve string) (target, error) {
+func cveTarget(ctx context.Context, r targetReader, orgID int64, cve string) (target, error) {
 	facts, err := r.CVEFacts(ctx, cve)
 	known := err == nil
 	if err != nil && !errors.Is(err, appliance.ErrNotFound) {
@@ -114,7 +125,7 @@ func cveTarget(ctx context.Context, r appliance.Reader, orgID int64, cve string)
 }
 
 // knownFacts reads a CVE's facts; a CVE the data does not know yet has none (low window).
-func knownFacts(ctx context.Context, r appliance.Reader, cve string) (appliance.FindingFacts, error) {
+func knownFacts(ctx context.Context, r targetReader, cve string) (appliance.FindingFacts, error) {
 	f, err := r.CVEFacts(ctx, cve)
 	if errors.Is(err, appliance.ErrNotFound) {
 		return appliance.FindingFacts{CVEID: cve}, nil
