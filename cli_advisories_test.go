@@ -44,13 +44,11 @@ func TestCLIAdvisoryImports(t *testing.T) {
 		name string
 		want []string
 	}{{"first import", first}, {"same data again", again}} {
-		t.Run(step.name, func(t *testing.T) {
-			r := runCLI(t, dir, "", append([]string{"feed", "import"}, files...)...)
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.stderr)
-			}
-			wantLines(step.want...)(t, r)
-		})
+		r := runCLI(t, dir, "", append([]string{"feed", "import"}, files...)...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", step.name, r.code, r.stderr)
+		}
+		wantLines(step.want...)(t, r)
 	}
 }
 

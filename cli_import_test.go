@@ -60,15 +60,7 @@ func TestCLIImports(t *testing.T) {
 		{"feed import of a TSV", "", []string{"feed", "import", notJSON}, 1, wantErrorMentioning(notJSON)},
 		{"feed import without files", "", []string{"feed", "import"}, 1, wantErrorMentioning("requires at least 1 arg")},
 	}
-	for _, st := range steps {
-		t.Run(st.name, func(t *testing.T) {
-			r := runCLI(t, dir, st.stdin, st.args...)
-			if r.code != st.wantCode {
-				t.Fatalf("exit %d, want %d; stdout %q stderr %q", r.code, st.wantCode, r.stdout, r.stderr)
-			}
-			st.check(t, r)
-		})
-	}
+	runSteps(t, dir, steps)
 	assertImported(t, filepath.Join(dir, "vulnkeeper.db"))
 }
 

@@ -72,18 +72,18 @@ func wantStderrHas(part string) func(t *testing.T, r cliResult) {
 	}
 }
 
+// runSteps runs a CLI session's steps in order on one data directory. They are steps of one
+// test, not subtests: each depends on the ones before, so none may run alone.
 func runSteps(t *testing.T, dir string, steps []cliStep) {
 	t.Helper()
 	for _, s := range steps {
-		t.Run(s.name, func(t *testing.T) {
-			r := runCLI(t, dir, s.stdin, s.args...)
-			if r.code != s.wantCode {
-				t.Fatalf("exit %d, want %d; stdout %q stderr %q", r.code, s.wantCode, r.stdout, r.stderr)
-			}
-			if s.check != nil {
-				s.check(t, r)
-			}
-		})
+		r := runCLI(t, dir, s.stdin, s.args...)
+		if r.code != s.wantCode {
+			t.Fatalf("step %q: exit %d, want %d; stdout %q stderr %q", s.name, r.code, s.wantCode, r.stdout, r.stderr)
+		}
+		if s.check != nil {
+			s.check(t, r)
+		}
 	}
 }
 

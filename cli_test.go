@@ -105,15 +105,7 @@ func TestCLIAccounts(t *testing.T) {
 		}},
 		{"version", "", []string{"version"}, 0, wantStdout(fmt.Sprintf("vulnkeeper dev (schema %d)\n", sqlitestore.SchemaVersion()))},
 	}
-	for _, st := range steps {
-		t.Run(st.name, func(t *testing.T) {
-			r := runCLI(t, dir, st.stdin, st.args...)
-			if r.code != st.wantCode {
-				t.Fatalf("exit %d, want %d; stdout %q stderr %q", r.code, st.wantCode, r.stdout, r.stderr)
-			}
-			st.check(t, r)
-		})
-	}
+	runSteps(t, dir, steps)
 	assertBackupHoldsAccounts(t, backup, key)
 }
 

@@ -1,17 +1,15 @@
 package web
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
 	"net/http"
-	"os"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 
@@ -19,9 +17,6 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
-
-// Real CPE identities (110,094 rows) from the shared test data.
-const vendorProductTSV = "../../shared/data/cpe/vendor_product.tsv.gz"
 
 // licenceKey is the licence servers' signing key in these tests.
 func licenceKey() ed25519.PrivateKey {
@@ -97,28 +92,16 @@ func pulled(t testing.TB, res response) pullResponse {
 	return decodeBody[pullResponse](t, res)
 }
 
-// realRows reads n (part, vendor, product) rows of vendor_product.tsv.gz; a missing file fails.
+// realRows is n (part, vendor, product) rows of the real catalogue; a missing file fails.
 func realRows(t testing.TB, n int) [][3]string {
 	t.Helper()
-	f, err := os.Open(vendorProductTSV)
-	if err != nil {
-		t.Fatalf("real data missing: %v", err)
+	rows := storetest.CPERows(t, n)
+	if len(rows) < n {
+		t.Fatalf("real catalogue: %d rows, want %d", len(rows), n)
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", vendorProductTSV, err)
-	}
-	out := make([][3]string, 0, n)
-	sc := bufio.NewScanner(gz)
-	for sc.Scan() && len(out) < n {
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) >= 3 && cols[0] != "part" {
-			out = append(out, [3]string{cols[0], cols[1], cols[2]})
-		}
-	}
-	if len(out) < n {
-		t.Fatalf("%s: %d rows, want %d", vendorProductTSV, len(out), n)
+	out := make([][3]string, len(rows))
+	for i, r := range rows {
+		out[i] = [3]string{r.Part, r.Vendor, r.Product}
 	}
 	return out
 }

@@ -1,14 +1,11 @@
 package kb
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -157,28 +154,16 @@ func (w *world) seedServer(t testing.TB, catalog int, curated ...Mapping) {
 	}
 }
 
-// realRows reads n (part, vendor, product) rows of vendor_product.tsv.gz; a missing file fails.
+// realRows is n (part, vendor, product) rows of the real catalogue; a missing file fails.
 func realRows(t testing.TB, n int) [][3]string {
 	t.Helper()
-	f, err := os.Open(storetest.VendorProductTSV)
-	if err != nil {
-		t.Fatalf("real data missing: %v", err)
+	rows := storetest.CPERows(t, n)
+	if len(rows) < n {
+		t.Fatalf("real catalogue: %d rows, want %d", len(rows), n)
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][3]string
-	sc := bufio.NewScanner(gz)
-	for sc.Scan() && len(out) < n {
-		cols := strings.Split(sc.Text(), "\t")
-		if len(cols) >= 3 && cols[0] != "part" {
-			out = append(out, [3]string{cols[0], cols[1], cols[2]})
-		}
-	}
-	if len(out) < n {
-		t.Fatalf("%s: %d rows, want %d", storetest.VendorProductTSV, len(out), n)
+	out := make([][3]string, len(rows))
+	for i, r := range rows {
+		out[i] = [3]string{r.Part, r.Vendor, r.Product}
 	}
 	return out
 }

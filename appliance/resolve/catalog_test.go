@@ -4,21 +4,15 @@ import (
 	"context"
 	"testing"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 
-	"github.com/vulnkeeper/vulnkeeper/appliance/catalog"
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // realCatalog loads the full catalogue; a missing file fails the test.
 func realCatalog(t testing.TB) *Catalog {
 	t.Helper()
-	var ids []appliance.CatalogEntry
-	_, err := catalog.ParseFile(context.Background(), "../../../shared/data/cpe/vendor_product.tsv.gz",
-		func(id appliance.CatalogEntry) error { ids = append(ids, id); return nil })
-	if err != nil {
-		t.Fatalf("catalogue: %v", err)
-	}
-	return NewCatalog(ids)
+	return NewCatalog(storetest.Catalogue(t))
 }
 
 // TestExactOnRealCatalogue resolves without an index: only exact rules may answer.
