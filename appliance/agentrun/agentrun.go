@@ -11,7 +11,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
+
+	"golang.org/x/mod/semver"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/collect"
 )
@@ -119,6 +122,10 @@ func (r *Runner) AgentID() string { return r.state.AgentID }
 func (r *Runner) Cycle(ctx context.Context) (Outcome, error) {
 	if cfg, err := r.cli.Config(ctx); err == nil {
 		r.cfg = cfg
+		if old, min := OlderThan(r.opts.Version, cfg.MinimumAgentVersion); old {
+			r.opts.Log.Warn("this agent is older than the server's minimum_agent_version: upgrade it (it keeps reporting meanwhile)",
+				slog.String("version", r.opts.Version), slog.String("minimum", min))
+		}
 	} else {
 		r.opts.Log.Warn("agent config not fetched; keeping the last one", slog.Any("error", err))
 	}
@@ -222,4 +229,22 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// OlderThan reports whether version is a release older than minimum (both semantic versions,
+// with or without a leading v); a development build or an unset minimum is never older.
+func OlderThan(version, minimum string) (bool, string) {
+	v, m := canonical(version), canonical(minimum)
+	if v == "" || m == "" {
+		return false, minimum
+	}
+	return semver.Compare(v, m) < 0, minimum
+}
+
+func canonical(v string) string {
+	v = strings.TrimSpace(v)
+	if v != "" && v[0] != 'v' {
+		v = "v" + v
+	}
+	return semver.Canonical(v)
 }
