@@ -3,6 +3,7 @@ package agentrun
 import (
 	"context"
 	"log/slog"
+	"runtime/debug"
 	"time"
 )
 
@@ -27,6 +28,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			failures = 0
 			r.opts.Log.Info("agent cycle", slog.String("outcome", string(out)))
 		}
+		debug.FreeOSMemory() // what the collection needed goes back to the system while idle
 		if err := r.idle(ctx, wait); err != nil {
 			return nil // stopped
 		}
