@@ -174,7 +174,8 @@ func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
 	if len(aliases) == 0 {
 		aliases = []appliance.Identity{{Vendor: p.Identity.Vendor, Product: p.Identity.Product}}
 	}
-	found := e.matcher.Load().Match(matcher.Query{Part: p.Identity.Part, Aliases: aliases, Version: p.Version, Update: p.Update})
+	version, update := matchVersion(p)
+	found := e.matcher.Load().Match(matcher.Query{Part: p.Identity.Part, Aliases: aliases, Version: version, Update: update})
 	out := make([]appliance.MatchInput, 0, len(found))
 	for _, f := range found {
 		out = append(out, appliance.MatchInput{CVEID: f.CVEID, Criteria: f.Criteria, Platform: f.Platform, Finding: nvdRange})

@@ -188,3 +188,46 @@ func TestDeleteProduct(t *testing.T) {
 		t.Errorf("revived product matches %v, want CVE-2021-3711 again", cveIDs(back))
 	}
 }
+
+// TestWindowsVersionSchemesFindTheirCVEs: registry versions in publishers' own schemes match
+// NVD's real records (issue 9 §3): Python 3.9.1 written 3.9.1150.0 falls in CVE-2007-4559's
+// range [3.9.0, 3.9.17), Java 8u471 written 8.0.4710.9 matches the 2026 feed's
+// oracle:jre:1.8.0:update471 criteria; the reported version stays as sent.
+func TestWindowsVersionSchemesFindTheirCVEs(t *testing.T) {
+	w := newWorld(t, catalogMini, sharedData+"/nvd/nvdcve-2.0-2007.json.gz", sharedData+"/nvd/nvdcve-2.0-2026.json.gz")
+	python := item("Python Software Foundation", "Python 3.9.1 (64-bit)", "3.9.1150.0")
+	java := item("Oracle Corporation", "Java 8 Update 471 (64-bit)", "8.0.4710.9")
+	w.submit(t, w.acme, report("pc-1", python, java))
+	for _, c := range []struct {
+		it       inventory.Item
+		identity appliance.Identity
+		cpe, cve string
+	}{
+		{python, appliance.Identity{Part: "a", Vendor: "python", Product: "python"}, "cpe:2.3:a:python:python:3.9.1:*:*:*:*:*:*:*", "CVE-2007-4559"},
+		{java, appliance.Identity{Part: "a", Vendor: "oracle", Product: "jre"}, "cpe:2.3:a:oracle:jre:1.8.0:update471:*:*:*:*:*:*", ""},
+	} {
+		d := w.product(t, c.it.Vendor, c.it.Product, c.it.Version)
+		if d.Product.Identity != c.identity {
+			// Pin the identity the way a person would, so the test measures versions only.
+			pin := "cpe:2.3:" + c.identity.Part + ":" + c.identity.Vendor + ":" + c.identity.Product + ":*:*:*:*:*:*:*:*"
+			if _, err := w.service.UpdateProduct(context.Background(), w.acme, 0, d.Product.ID, inventory.ProductInput{CPE: ptr(pin)}); err != nil {
+				t.Fatalf("confirm %s: %v", pin, err)
+			}
+			t.Logf("%s resolved to %v; pinned %s", c.it.Product, d.Product.Identity, pin)
+			d = w.product(t, c.it.Vendor, c.it.Product, c.it.Version)
+		}
+		if got := inventory.CPE(d.Product); got != c.cpe {
+			t.Errorf("%s: cpe %q, want %q", c.it.Product, got, c.cpe)
+		}
+		if d.Product.Version != c.it.Version {
+			t.Errorf("%s: version shown %q, want the reported %q", c.it.Product, d.Product.Version, c.it.Version)
+		}
+		got := cveIDs(d)
+		if c.cve != "" && !slices.Contains(got, c.cve) {
+			t.Errorf("%s: vulnerabilities %v lack %s", c.it.Product, got, c.cve)
+		}
+		if c.cve == "" && len(got) == 0 {
+			t.Errorf("%s: no vulnerabilities at 1.8.0 update471", c.it.Product)
+		}
+	}
+}

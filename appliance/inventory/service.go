@@ -57,8 +57,9 @@ func cpeString(p appliance.Product) string {
 	if !p.Identity.Resolved() {
 		return ""
 	}
-	v := strings.ReplaceAll(strings.TrimSpace(p.Version), " ", "_")
-	n := cpe.Name{Part: p.Identity.Part, Vendor: p.Identity.Vendor, Product: p.Identity.Product, Version: v, Update: p.Update}
+	v, update := matchVersion(p)
+	v = strings.ReplaceAll(v, " ", "_")
+	n := cpe.Name{Part: p.Identity.Part, Vendor: p.Identity.Vendor, Product: p.Identity.Product, Version: v, Update: update}
 	return n.String()
 }
 
