@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -148,6 +149,11 @@ func (r *Resolver) Resolve(ctx context.Context, org OverrideSource, vendor, prod
 // pair (a poisoned "OpenSSL Project/OpenSSL → evilcorp:notopenssl" would hide OpenSSL's CVEs).
 func (r *Resolver) resolveShared(ctx context.Context, cat *Catalog, key Key, fullVendor string) (Result, error) {
 	q := newQuery(cat, key, fullVendor)
+	if onlyGenericWords(key) {
+		// Nothing anchors such a name: any identity would be a guess. Candidates stay for review.
+		res, err := r.fuzzy(ctx, q)
+		return Result{Method: appliance.ResolutionUnresolved, Candidates: res.Candidates}, err
+	}
 	if res, ok := q.exact(); ok {
 		return res, nil
 	}
@@ -220,4 +226,18 @@ func (r *Resolver) store(gen uint64, key cacheKey, res Result) {
 		r.cache = map[cacheKey]Result{}
 	}
 	r.cache[key] = res
+}
+
+// onlyGenericWords reports a name without publisher whose every word is a generic word. A
+// hyphenated token is a package's name ("base-files"), not a phrase, and is not split.
+func onlyGenericWords(key Key) bool {
+	if key.Vendor != "" || key.Product == "" {
+		return false
+	}
+	for _, w := range strings.Split(key.Product, "_") {
+		if !genericWords[w] {
+			return false
+		}
+	}
+	return true
 }

@@ -162,7 +162,7 @@ var upstreamVendors = set("gnu", "apache", "mozilla", "gnome", "kde", "freedeskt
 	"debian", "kernel")
 
 // genericWords name kinds of software rather than software.
-var genericWords = set("agent", "client", "server", "desktop", "manager", "tools", "tool", "service", "services",
+var genericWords = set("agent", "toolkit", "broker", "connector", "client", "server", "desktop", "manager", "tools", "tool", "service", "services",
 	"update", "updater", "driver", "drivers", "app", "apps", "application", "player", "studio", "cms", "portal",
 	"gateway", "connect", "mail", "webmail", "gallery", "guestbook", "shop", "login", "passwd", "password", "mount",
 	"hostname", "setup", "filesystem", "info", "core", "base", "common", "utils", "helper", "helpers", "runtime",
