@@ -231,3 +231,26 @@ func TestWindowsVersionSchemesFindTheirCVEs(t *testing.T) {
 		}
 	}
 }
+
+// TestMacInventoryResolves: a Mac's apps (bundle ids, "Name.app") and Homebrew formulae get the
+// identities NVD uses (issue 9 §3), through the reconciliation of a real submission.
+func TestMacInventoryResolves(t *testing.T) {
+	w := newWorld(t, catalogMini)
+	mac := func(name, version, bundle string) inventory.Item {
+		return inventory.Item{Product: name, Version: version, Package: appliance.PackageInfo{Source: "macos", BundleID: bundle}}
+	}
+	brew := func(name, version string) inventory.Item {
+		return inventory.Item{Vendor: "homebrew", Product: name, Version: version, Package: appliance.PackageInfo{Source: "brew"}}
+	}
+	items := []inventory.Item{mac("Firefox", "127.0.2", "org.mozilla.firefox"), mac("Code", "1.90.2", "com.microsoft.VSCode"),
+		mac("Google Chrome.app", "126.0.6478.127", ""), brew("openssl@3", "3.3.1"), brew("node", "22.3.0")}
+	w.submit(t, w.acme, report("mac-01", items...))
+	want := map[string]string{"Firefox": "mozilla:firefox", "Code": "microsoft:visual_studio_code",
+		"Google Chrome.app": "google:chrome", "openssl@3": "openssl:openssl", "node": "nodejs:node.js"}
+	for _, it := range items {
+		d := w.product(t, it.Vendor, it.Product, it.Version)
+		if got := d.Product.Identity.String(); got != want[it.Product] || d.Product.Version != it.Version {
+			t.Errorf("%s %s: identity %s (%s), version %q; want %s", it.Product, it.Version, got, d.Product.Resolution, d.Product.Version, want[it.Product])
+		}
+	}
+}

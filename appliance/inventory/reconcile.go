@@ -207,6 +207,10 @@ func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (
 			out[k] = resolution{identity: id, method: appliance.ResolutionOverride, confidence: 1}
 			continue
 		}
+		if id, ok := reviewedIdentity(it); ok {
+			out[k] = resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}
+			continue
+		}
 		r, err := s.engine.resolveShared(ctx, it.Vendor, it.Product)
 		if err != nil {
 			return nil, err

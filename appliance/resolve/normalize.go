@@ -18,10 +18,20 @@ type Key struct {
 // Normalize lowercases, drops versions, architecture, locale and legal-form noise, removes
 // vendor words repeated at the start of the product, and joins words with "_".
 func Normalize(vendor, product string) Key {
+	product = trimAppBundle(product)
 	vendorWords := vendorTokens(vendor)
 	productWords := productTokens(product)
 	productWords = dropNumberedRepeats(stripVendorPrefix(productWords, vendorWords))
 	return Key{Vendor: strings.Join(vendorWords, "_"), Product: strings.Join(productWords, "_")}
+}
+
+// trimAppBundle drops the ".app" of a macOS application bundle's name ("Google Chrome.app").
+func trimAppBundle(product string) string {
+	p := strings.TrimSpace(product)
+	if len(p) > 4 && strings.EqualFold(p[len(p)-4:], ".app") {
+		return p[:len(p)-4]
+	}
+	return p
 }
 
 // Words splits a normalized Key component back into its words.

@@ -53,6 +53,7 @@ func Catalogue(tb testing.TB) []appliance.CatalogEntry {
 // CPERow is one line of VendorProductTSV.
 type CPERow struct {
 	Part, Vendor, Product, Title string
+	Sources                      string // comma-separated: nvd11, nvd20 (CVE data), cpedict, dict2015
 }
 
 // CPERows reads up to limit rows (all when limit <= 0); a missing file fails the test.
@@ -74,7 +75,11 @@ func CPERows(tb testing.TB, limit int) []CPERow {
 		if len(cols) < 4 || cols[0] == "part" {
 			continue
 		}
-		rows = append(rows, CPERow{cols[0], cols[1], cols[2], cols[3]})
+		row := CPERow{Part: cols[0], Vendor: cols[1], Product: cols[2], Title: cols[3]}
+		if len(cols) > 4 {
+			row.Sources = cols[4]
+		}
+		rows = append(rows, row)
 	}
 	if err := sc.Err(); err != nil {
 		tb.Fatal(err)
