@@ -254,3 +254,43 @@ func TestMacInventoryResolves(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatingSystemIsAProduct: a Windows host reporting its feature release and build, and a
+// Mac reporting its version, get their OS as a product matched against NVD's real records
+// (issue 9 §3): windows_10_22h2 below build 19045.6809 has CVE-2026-20804, a patched build
+// does not; macOS 14.5 has CVE-2026-20602 (fixed in 14.8.4).
+func TestOperatingSystemIsAProduct(t *testing.T) {
+	w := newWorld(t, catalogMini, sharedData+"/nvd/nvdcve-2.0-2026.json.gz")
+	win := func(host, build string) inventory.Report {
+		rep := report(host, item("Mozilla", "Mozilla Firefox (x64 en-US)", "118.0.1"))
+		rep.OSName, rep.OSVersion = "Windows 10 Pro", "22H2"
+		rep.OS = appliance.HostOS{ID: "windows", VersionID: "10", Build: build}
+		return rep
+	}
+	w.submit(t, w.acme, win("pc-old", "19045.4291"))
+	w.submit(t, w.acme, win("pc-new", "19045.6900"))
+	mac := report("mac-01", item("Mozilla", "Firefox", "127.0.2"))
+	mac.OSName, mac.OS = "macOS", appliance.HostOS{ID: "macos", VersionID: "14.5", Build: "23F79"}
+	w.submit(t, w.acme, mac)
+	cases := []struct {
+		name, version, identity, cve string
+		affected                     bool
+	}{
+		{"Windows 10 22H2", "10.0.19045.4291", "microsoft:windows_10_22h2", "CVE-2026-20804", true},
+		{"Windows 10 22H2", "10.0.19045.6900", "microsoft:windows_10_22h2", "CVE-2026-20804", false},
+		{"macOS", "14.5", "apple:macos", "CVE-2026-20602", true},
+	}
+	for _, c := range cases {
+		vendor := "Microsoft"
+		if c.name == "macOS" {
+			vendor = "Apple"
+		}
+		d := w.product(t, vendor, c.name, c.version)
+		if got := d.Product.Identity.String(); got != c.identity || d.Product.Identity.Part != "o" {
+			t.Errorf("%s %s: identity %s part %q, want %s part o", c.name, c.version, got, d.Product.Identity.Part, c.identity)
+		}
+		if got := slices.Contains(cveIDs(d), c.cve); got != c.affected {
+			t.Errorf("%s %s: %s found = %v, want %v (%d CVEs)", c.name, c.version, c.cve, got, c.affected, len(cveIDs(d)))
+		}
+	}
+}

@@ -82,6 +82,9 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 	if !rep.HasProducts {
 		return s.noProducts(ctx, orgID, rep)
 	}
+	if it, ok := osItem(rep); ok { // the operating system is a product of the host too
+		rep.Items = append(rep.Items, it)
+	}
 	sub := &submission{svc: s, orgID: orgID, rep: rep, fp: s.fingerprint(rep), at: s.now().UTC()}
 	if res, done, err := sub.resubmitted(ctx); err != nil || done {
 		return res, err
@@ -205,6 +208,10 @@ func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (
 		}
 		if id, ok := overrides.lookup(it.Vendor, it.Product); ok {
 			out[k] = resolution{identity: id, method: appliance.ResolutionOverride, confidence: 1}
+			continue
+		}
+		if id, ok := osIdentity(it); ok {
+			out[k] = resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}
 			continue
 		}
 		if id, ok := reviewedIdentity(it); ok {
