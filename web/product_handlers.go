@@ -48,6 +48,7 @@ type productVulnJSON struct {
 // productDetailJSON always carries the two arrays, even when empty.
 type productDetailJSON struct {
 	productJSON
+	Aliases         []string          `json:"aliases"` // other vendor:product spellings of the identity in CVE data
 	Assets          []assetRefJSON    `json:"assets"`
 	Vulnerabilities []productVulnJSON `json:"vulnerabilities"`
 }
@@ -64,7 +65,10 @@ func toProductJSON(p appliance.Product) productJSON {
 }
 
 func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
-	out := productDetailJSON{productJSON: toProductJSON(d.Product), Assets: []assetRefJSON{}, Vulnerabilities: []productVulnJSON{}}
+	out := productDetailJSON{productJSON: toProductJSON(d.Product), Aliases: []string{}, Assets: []assetRefJSON{}, Vulnerabilities: []productVulnJSON{}}
+	for _, a := range d.Aliases {
+		out.Aliases = append(out.Aliases, a.String())
+	}
 	for _, a := range d.Assets {
 		out.Assets = append(out.Assets, assetRefJSON{ID: a.ID, Hostname: a.Hostname})
 	}

@@ -167,13 +167,7 @@ func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
 	if !p.Identity.Resolved() {
 		return nil
 	}
-	var aliases []appliance.Identity
-	for _, vp := range e.resolver.Aliases(p.Identity.Vendor, p.Identity.Product) {
-		aliases = append(aliases, appliance.Identity{Vendor: vp.Vendor, Product: vp.Product})
-	}
-	if len(aliases) == 0 {
-		aliases = []appliance.Identity{{Vendor: p.Identity.Vendor, Product: p.Identity.Product}}
-	}
+	aliases := append([]appliance.Identity{{Vendor: p.Identity.Vendor, Product: p.Identity.Product}}, e.aliases(p)...)
 	version, update := matchVersion(p)
 	found := e.matcher.Load().Match(matcher.Query{Part: p.Identity.Part, Aliases: aliases, Version: version, Update: update})
 	out := make([]appliance.MatchInput, 0, len(found))
@@ -181,6 +175,19 @@ func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
 		out = append(out, appliance.MatchInput{CVEID: f.CVEID, Criteria: f.Criteria, Platform: f.Platform, Finding: nvdRange})
 	}
 	return out
+}
+
+// aliases are the other spellings of p's identity that CVE data uses (the matcher checks them
+// all; the product shows them).
+func (e *Engine) aliases(p appliance.Product) []appliance.Identity {
+	if !p.Identity.Resolved() {
+		return nil
+	}
+	all := e.resolver.Aliases(p.Identity.Vendor, p.Identity.Product)
+	if len(all) <= 1 {
+		return nil
+	}
+	return all[1:] // the first is the identity itself
 }
 
 // orgOverrides answers resolution's first question from one organization's confirmed mappings.

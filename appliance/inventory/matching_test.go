@@ -294,3 +294,24 @@ func TestOperatingSystemIsAProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestSpellingsOfOneProductShareTheirCVEs: a CVE filed under another spelling of the same
+// product is found (issue 9 §3): liferay:liferay_portal and liferay:portal (the vendor repeated
+// in the product), and the product shows the other spelling as an alias.
+func TestSpellingsOfOneProductShareTheirCVEs(t *testing.T) {
+	w := newWorld(t, catalogMini, sharedData+"/nvd/nvdcve-2.0-2007.json.gz")
+	liferay := item("Liferay", "Liferay Portal", "4.1.0")
+	w.submit(t, w.acme, report("app-1", liferay))
+	d := w.product(t, liferay.Vendor, liferay.Product, liferay.Version)
+	pin := "cpe:2.3:a:liferay:liferay_portal:*:*:*:*:*:*:*:*"
+	if _, err := w.service.UpdateProduct(context.Background(), w.acme, 0, d.Product.ID, inventory.ProductInput{CPE: ptr(pin)}); err != nil {
+		t.Fatalf("confirm %s: %v", pin, err)
+	}
+	d = w.product(t, liferay.Vendor, liferay.Product, liferay.Version)
+	if !slices.Contains(cveIDs(d), "CVE-2007-6055") {
+		t.Errorf("liferay:liferay_portal 4.1.0 lacks CVE-2007-6055, filed under liferay:portal (%v)", cveIDs(d))
+	}
+	if !slices.ContainsFunc(d.Aliases, func(a appliance.Identity) bool { return a.String() == "liferay:portal" }) {
+		t.Errorf("aliases %v lack liferay:portal", d.Aliases)
+	}
+}

@@ -16,6 +16,7 @@ var timeZero time.Time
 // ProductDetail is a product with its hosts and vulnerabilities.
 type ProductDetail struct {
 	appliance.Product
+	Aliases         []appliance.Identity // the other spellings NVD files the product's CVEs under
 	Assets          []appliance.AssetRef
 	Vulnerabilities []appliance.ProductVulnerability
 }
@@ -65,7 +66,7 @@ func (s *Service) Product(ctx context.Context, orgID, id int64) (ProductDetail, 
 	if err != nil {
 		return ProductDetail{}, err
 	}
-	return ProductDetail{Product: p, Assets: assets, Vulnerabilities: vulns}, nil
+	return ProductDetail{Product: p, Aliases: s.engine.aliases(p), Assets: assets, Vulnerabilities: vulns}, nil
 }
 
 func productErr(err error, id int64) error {

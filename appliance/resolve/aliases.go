@@ -61,11 +61,13 @@ var aliasGroups = [][]string{
 	{"razerzone:razer_synapse", "razer:synapse"},                             // Razer Synapse under old and new vendor
 	{"gnu:gcc", "gcc:gcc"},                                                   // GCC, the GNU Compiler Collection
 	{"gnupg:libgcrypt", "libgcrypt20_project:libgcrypt20"},                   // Debian's libgcrypt20 package named as a vendor // ESR is a Firefox branch
+	{"clamav:clamav", "cisco:clamav"},                                        // ClamAV, acquired by Cisco
 }
 
 // Aliases returns (vendor, product) first, then the identities NVD also uses for the same
-// software: its curated group, and the "<name>" / "<name>_project" vendor pair NVD created
-// when it renamed project vendors. Only spellings the catalogue knows are returned.
+// software: its curated group, the "<name>" / "<name>_project" vendor pair NVD created when
+// it renamed project vendors, and the product with the vendor's name in front or not. Only
+// spellings the catalogue knows are returned.
 func (r *Resolver) Aliases(vendor, product string) []appliance.Identity {
 	_, cat := r.snapshot()
 	return aliasesIn(cat, vendor, product)
@@ -80,6 +82,13 @@ func aliasesIn(cat *Catalog, vendor, product string) []appliance.Identity {
 	for _, v := range projectSpellings(vendor, product) {
 		if _, ok := cat.Lookup(v, product); ok {
 			others[appliance.Identity{Vendor: v, Product: product}] = true
+		}
+	}
+	// The vendor repeated in the product names the same product (liferay:liferay_portal is
+	// liferay:portal).
+	if p := prefixSpelling(vendor, product); p != "" {
+		if _, ok := cat.Lookup(vendor, p); ok {
+			others[appliance.Identity{Vendor: vendor, Product: p}] = true
 		}
 	}
 	delete(others, self)
@@ -110,6 +119,17 @@ func parseGroup(group []string) []appliance.Identity {
 		out = append(out, appliance.Identity{Vendor: vendor, Product: product})
 	}
 	return out
+}
+
+// prefixSpelling is the product with the vendor's name added in front, or taken away.
+func prefixSpelling(vendor, product string) string {
+	if vendor == "" || product == "" || vendor == product {
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(product, vendor+"_"); ok {
+		return rest
+	}
+	return vendor + "_" + product
 }
 
 // projectSpellings pairs a vendor "x" with "x_project", in both directions.
