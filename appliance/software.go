@@ -24,6 +24,9 @@ type Identity struct {
 // Resolved reports whether the identity names a product.
 func (i Identity) Resolved() bool { return i.Vendor != "" && i.Product != "" }
 
+// Pair is the identity without its part, as lookups by (vendor, product) key it.
+func (i Identity) Pair() Identity { return Identity{Vendor: i.Vendor, Product: i.Product} }
+
 // String is "vendor:product".
 func (i Identity) String() string { return i.Vendor + ":" + i.Product }
 
@@ -154,6 +157,7 @@ type CatalogEntry struct {
 	Title      string // human name, version stripped where the source allowed it; may be empty
 	Deprecated bool   // every entry of the product in the source was deprecated
 	Source     string // where it came from: nvd, cpedict, default, kb …
+	CVEUsed    bool   // CVE data names it (a feed's criteria, or a catalogue's nvd sources)
 }
 
 // Generation names of the change counters.

@@ -93,6 +93,14 @@ func parseTSVLine(text string) (appliance.CatalogEntry, error) {
 	if len(cols) > 3 {
 		id.Title = normalizeSpace(cols[3])
 	}
+	if len(cols) > 4 { // the shared catalogue's sources: nvd11/nvd20 are CVE data, the rest dictionaries
+		sources, _, _ := strings.Cut(cols[4], "\t")
+		for _, s := range strings.Split(sources, ",") {
+			if s = strings.TrimSpace(s); s == "nvd11" || s == "nvd20" {
+				id.CVEUsed = true
+			}
+		}
+	}
 	return id, checkIdentity(id)
 }
 

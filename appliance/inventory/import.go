@@ -104,7 +104,7 @@ func (h *feedHandler) catalogue(ctx context.Context, cfgs []nvd.Configuration) e
 					continue
 				}
 				h.seen[id] = true
-				e := appliance.CatalogEntry{Identity: appliance.Identity{Part: id.Part, Vendor: id.Vendor, Product: id.Product}, Source: "nvd"}
+				e := appliance.CatalogEntry{Identity: id, Source: "nvd", CVEUsed: true}
 				if err := h.tx.UpsertCatalogEntry(ctx, e, h.at); err != nil {
 					return err
 				}
@@ -129,7 +129,7 @@ func (im *Importer) ImportCatalog(ctx context.Context, name string, r io.Reader,
 		at := im.now().UTC()
 		var err error
 		n, err = catalog.Parse(ctx, r, func(id appliance.CatalogEntry) error {
-			return tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: appliance.Identity{Part: id.Part, Vendor: id.Vendor, Product: id.Product}, Title: id.Title, Deprecated: id.Deprecated, Source: source}, at)
+			return tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: appliance.Identity{Part: id.Part, Vendor: id.Vendor, Product: id.Product}, Title: id.Title, Deprecated: id.Deprecated, Source: source, CVEUsed: id.CVEUsed}, at)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)

@@ -76,7 +76,7 @@ func (q *query) exactPair(vendors []string) (Result, bool) {
 				p = syn
 			}
 			if id, ok := q.cat.Lookup(v, p); ok {
-				return exactResult(id, confidence), true
+				return exactResult(q.usedSpelling(id), confidence), true
 			}
 			if id, ok := q.cat.Lookup(v, v+"_"+p); ok {
 				return exactResult(id, 0.95), true
@@ -115,7 +115,7 @@ func (q *query) productOnly() (Result, bool) {
 			continue
 		}
 		if len(q.vendorWords) == 0 || q.vendorAgrees(id.Vendor) {
-			return exactResult(id, 0.9), true
+			return exactResult(q.usedSpelling(id), 0.9), true
 		}
 		// A publisher the catalogue knows, but not for this product, makes another
 		// vendor's same-named product a different product (Realtek's audio driver is not Intel's).
@@ -193,6 +193,30 @@ func preferApplications(ids []appliance.CatalogEntry) []appliance.CatalogEntry {
 		return ids
 	}
 	return apps
+}
+
+// usedSpelling replaces a dictionary-only identity by a spelling of the same product that CVE
+// data uses: the first of its reviewed group (canonical first), else the one derived spelling
+// that is used. A spelling only a dictionary lists never wins over one NVD files CVEs under.
+func (q *query) usedSpelling(id appliance.CatalogEntry) appliance.CatalogEntry {
+	if id.CVEUsed {
+		return id
+	}
+	for _, a := range curatedAliases(id.Identity.Pair()) {
+		if e, ok := q.cat.Lookup(a.Vendor, a.Product); ok && e.CVEUsed {
+			return e
+		}
+	}
+	var used []appliance.CatalogEntry
+	for _, a := range aliasesIn(q.cat, id.Vendor, id.Product)[1:] {
+		if e, ok := q.cat.Lookup(a.Vendor, a.Product); ok && e.CVEUsed {
+			used = append(used, e)
+		}
+	}
+	if len(used) != 1 {
+		return id
+	}
+	return used[0]
 }
 
 func distinctVendors(ids []appliance.CatalogEntry) map[string]bool {
