@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/package-url/packageurl-go"
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/advisories"
 )
@@ -71,6 +72,13 @@ func (e *Engine) loadAdvisories(ctx context.Context) error {
 // to NVD ranges on its CPE identity at the upstream part of its version, and says so. ok is
 // false for a product that is not a distribution package.
 func (e *Engine) matchPackage(p appliance.Product) ([]appliance.MatchInput, bool) {
+	if eco, name := ecosystemPackage(p.Name, p.Package); eco != "" {
+		res := e.advisoryIndex().MatchEcosystem(eco, []advisories.Installed{{Name: name, Version: p.Version}})
+		if res.Coverage != advisories.Covered {
+			return nil, false // no advisories of the ecosystem imported: the CPE path decides
+		}
+		return advisoryMatches(res.Findings, advisories.SchemeOf(eco)), true
+	}
 	if p.Package.Release == "" {
 		return nil, false
 	}
@@ -160,3 +168,49 @@ func better(a, b appliance.Finding, scheme advisories.Scheme) bool {
 
 // uniqueSorted returns the distinct values of s in order.
 func uniqueSorted(s []string) []string { return slices.Compact(slices.Sorted(slices.Values(s))) }
+
+// ecosystemPackage is the OSV ecosystem and package name of a language package ("" for
+// anything else). Its purl says both, in the ecosystem's own spelling of the name
+// (pkg:maven/org.yaml/snakeyaml is Maven's org.yaml:snakeyaml, pkg:npm/%40babel/core npm's
+// @babel/core); without one, its source and name do.
+func ecosystemPackage(name string, k appliance.PackageInfo) (eco, pkg string) {
+	if u, err := packageurl.FromString(k.PURL); err == nil {
+		if eco = osvEcosystem(u.Type); eco != "" {
+			switch {
+			case u.Namespace == "":
+				return eco, u.Name
+			case eco == "Maven":
+				return eco, u.Namespace + ":" + u.Name
+			}
+			return eco, u.Namespace + "/" + u.Name
+		}
+	}
+	if eco = osvEcosystem(k.Source); eco != "" {
+		return eco, name
+	}
+	return "", ""
+}
+
+// osvEcosystem is the OSV ecosystem of a language package's source or purl type ("" for
+// anything else).
+func osvEcosystem(source string) string {
+	switch strings.ToLower(source) {
+	case "npm":
+		return "npm"
+	case "pypi", "pip", "python":
+		return "PyPI"
+	case "maven":
+		return "Maven"
+	case "go", "golang", "gomod":
+		return "Go"
+	case "nuget":
+		return "NuGet"
+	case "gem", "rubygems":
+		return "RubyGems"
+	case "composer", "packagist":
+		return "Packagist"
+	case "cargo", "crates", "crates.io":
+		return "crates.io"
+	}
+	return ""
+}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/package-url/packageurl-go"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/advisories"
 )
@@ -124,10 +126,13 @@ var (
 	apkVersion = regexp.MustCompile(`-r\d+$`)
 )
 
-// inferSource guesses the package system of an item without one, from its vendor (Debian's
+// inferSource guesses the package system of an item without one, from its purl's type, its vendor (Debian's
 // and Ubuntu's maintainers, Red Hat), its version (+deb11u5, ubuntu0.1, .el8_7, -r3 on an
 // Alpine host), a macOS application name or Homebrew.
 func inferSource(it Item, hostSystem string) string {
+	if u, err := packageurl.FromString(it.Package.PURL); err == nil && osvEcosystem(u.Type) != "" {
+		return u.Type
+	}
 	vendor := strings.ToLower(it.Vendor)
 	switch {
 	case strings.HasPrefix(vendor, "debian") || strings.HasPrefix(vendor, "ubuntu developers"):
@@ -188,6 +193,10 @@ func hostOf(release string) advisories.Host {
 // when none is known) and later matched by the upstream part of its version. ok is false
 // for an item that is not a distribution package.
 func (e *Engine) resolvePackage(ctx context.Context, it Item) (resolution, bool, error) {
+	if eco, _ := ecosystemPackage(it.Product, it.Package); eco != "" && e.advisoryIndex().Covers("", eco) {
+		// A language package of an ecosystem whose advisories are imported is its own identity.
+		return resolution{method: appliance.ResolutionPackage, confidence: 1}, true, nil
+	}
 	if it.Package.Release == "" {
 		return resolution{}, false, nil
 	}
