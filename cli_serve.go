@@ -310,7 +310,7 @@ func (c *cli) printWelcome(addr string, cr quickstartCreds) {
 	base := "http://" + addr
 	if !cr.fresh {
 		fmt.Fprintf(c.out, "\nvulnkeeper is serving %s with the existing data in this data directory.\n"+
-			"Log in as the admin created at the first run (reset with: vulnkeeper user passwd --username %s --password-stdin).\n\n", base, quickAdmin)
+			"Open it in a browser and sign in as the admin created at the first run (reset with: vulnkeeper user passwd --username %s --password-stdin).\n\n", base, quickAdmin)
 		return
 	}
 	fmt.Fprintf(c.out, `
@@ -320,7 +320,9 @@ Created organization %[2]q, admin %[3]q and an agent key. They are shown only no
   admin password: %[4]s
   agent key:      %[5]s
 
-Log in (the session lives in cookies.txt) and fetch a CSRF token for later writes:
+Web UI: open %[1]s/ in a browser and sign in as %[3]q with the password above.
+
+Log in from a script (the session lives in cookies.txt) and fetch a CSRF token for later writes:
   curl -c cookies.txt -H 'Content-Type: application/json' -d '{"username":"%[3]s","password":"%[4]s"}' %[1]s/api/auth/login
   curl -b cookies.txt -c cookies.txt %[1]s/api/auth/csrf
 

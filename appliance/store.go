@@ -50,6 +50,8 @@ type AccountReader interface {
 	// UserInOrganization finds username only among the users of orgID.
 	UserInOrganization(ctx context.Context, orgID int64, username string) (User, error)
 	UserByID(ctx context.Context, id int64) (User, error)
+	// UsersOfOrganization lists the people of orgID by username.
+	UsersOfOrganization(ctx context.Context, orgID int64) ([]User, error)
 	AgentKeyByHash(ctx context.Context, hash string) (AgentKey, error)
 	AgentKeys(ctx context.Context, orgID int64) ([]AgentKey, error)
 }
@@ -60,6 +62,8 @@ type AccountWriter interface {
 	CreateUser(ctx context.Context, u User) (int64, error)
 	SetPassword(ctx context.Context, userID int64, hash string, changedAt time.Time, mustChange bool) error
 	SetTOTP(ctx context.Context, userID int64, secret string, enabled bool) error
+	SetRole(ctx context.Context, userID int64, role Role) error
+	SetMustChangePassword(ctx context.Context, userID int64, must bool) error
 	// NewSessionGeneration increments the user's session generation (ending every session
 	// that holds an older one) and returns the new value.
 	NewSessionGeneration(ctx context.Context, userID int64) (int64, error)

@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"time"
 
@@ -69,14 +70,39 @@ func (q *queries) UserByID(ctx context.Context, id int64) (appliance.User, error
 	return q.user(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id)
 }
 
+func (q *queries) UsersOfOrganization(ctx context.Context, orgID int64) ([]appliance.User, error) {
+	rows, err := q.query(ctx, `SELECT `+userColumns+` FROM users WHERE organization_id = ? ORDER BY username`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("list users of organization %d: %w", orgID, err)
+	}
+	defer rows.Close()
+	var out []appliance.User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list users of organization %d: %w", orgID, err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
 func (q *queries) user(ctx context.Context, query string, args ...any) (appliance.User, error) {
+	u, err := scanUser(q.queryRow(ctx, query, args...))
+	if err != nil {
+		return appliance.User{}, translate(err)
+	}
+	return u, nil
+}
+
+func scanUser(row interface{ Scan(...any) error }) (appliance.User, error) {
 	var u appliance.User
 	var role, changed, created string
 	var lastLogin sql.NullString
-	err := q.queryRow(ctx, query, args...).Scan(&u.ID, &u.OrganizationID, &u.Username, &role, &u.PasswordHash,
+	err := row.Scan(&u.ID, &u.OrganizationID, &u.Username, &role, &u.PasswordHash,
 		&changed, &u.MustChangePassword, &u.TOTPSecret, &u.TOTPEnabled, &created, &lastLogin, &u.SessionGeneration, &u.TOTPLastStep)
 	if err != nil {
-		return appliance.User{}, translate(err)
+		return appliance.User{}, err
 	}
 	u.Role = appliance.Role(role)
 	u.PasswordChangedAt, u.CreatedAt, u.LastLoginAt = parseTime(changed), parseTime(created), nullTime(lastLogin)
@@ -86,6 +112,14 @@ func (q *queries) user(ctx context.Context, query string, args ...any) (applianc
 func (q *queries) SetPassword(ctx context.Context, userID int64, hash string, changedAt time.Time, mustChange bool) error {
 	return q.execOne(ctx, `UPDATE users SET password_hash = ?, password_changed_at = ?, must_change_password = ? WHERE id = ?`,
 		hash, fmtTime(changedAt), mustChange, userID)
+}
+
+func (q *queries) SetRole(ctx context.Context, userID int64, role appliance.Role) error {
+	return q.execOne(ctx, `UPDATE users SET role = ? WHERE id = ?`, string(role), userID)
+}
+
+func (q *queries) SetMustChangePassword(ctx context.Context, userID int64, must bool) error {
+	return q.execOne(ctx, `UPDATE users SET must_change_password = ? WHERE id = ?`, must, userID)
 }
 
 func (q *queries) SetTOTP(ctx context.Context, userID int64, secret string, enabled bool) error {

@@ -37,6 +37,24 @@ var kindStatus = []struct {
 	{appliance.ErrConflict, http.StatusConflict, "conflict", "the request conflicts with the current state of a resource"},
 }
 
+// kindOf is the status, code and client-safe text of an error of a domain kind (ok false
+// for any other error): the public text of an *appliance.Error, else the kind's fixed message.
+func kindOf(err error) (status int, code, public string, ae *appliance.Error, ok bool) {
+	kind := err
+	if errors.As(err, &ae) {
+		kind, public = ae.Kind, ae.Public
+	}
+	for _, k := range kindStatus {
+		if errors.Is(kind, k.kind) {
+			if public == "" {
+				public = k.message
+			}
+			return k.status, k.code, public, ae, true
+		}
+	}
+	return 0, "", "", nil, false
+}
+
 // writeError is the one place that turns an error into a response. Validation errors and
 // domain kinds become 4xx; of a kind's error only the public text of an *appliance.Error
 // reaches the client, a bare kind gets its fixed message. Anything else is a logged 500
@@ -60,20 +78,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled):
 		return // the client went away; nobody reads an answer
 	}
-	kind, public := err, ""
-	var ae *appliance.Error
-	if errors.As(err, &ae) {
-		kind, public = ae.Kind, ae.Public
-	}
-	for _, k := range kindStatus {
-		if errors.Is(kind, k.kind) {
-			if public == "" {
-				public = k.message
-			}
-			s.logRefusal(r, err, ae)
-			writeErrorBody(w, k.status, k.code, public, errorDetails{})
-			return
-		}
+	if status, code, public, ae, ok := kindOf(err); ok {
+		s.logRefusal(r, err, ae)
+		writeErrorBody(w, status, code, public, errorDetails{})
+		return
 	}
 	s.log.ErrorContext(r.Context(), "request failed", slog.String("request_id", requestID(r)),
 		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("error", err))

@@ -10,9 +10,15 @@ type route struct {
 	handler http.Handler
 }
 
-// routeTable is the whole auth matrix in one place. Chains: bare (health), open (documents),
-// login, person (session + CSRF), agent (agent key, per-key limit; no session, no CSRF).
+// routeTable is every route: the API's (in the OpenAPI document) and the web UI's pages.
 func (s *Server) routeTable() []route {
+	return append(s.apiRoutes(), s.uiRoutes()...)
+}
+
+// apiRoutes are the whole auth matrix of the API in one place. Chains: bare (health), open
+// (documents), login, person (session + CSRF), agent (agent key, per-key limit; no session,
+// no CSRF).
+func (s *Server) apiRoutes() []route {
 	if s.license {
 		return s.licenseRoutes()
 	}

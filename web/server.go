@@ -95,6 +95,7 @@ type Server struct {
 	handler     http.Handler
 	metrics     *metrics
 	proxies     trustedProxies
+	ui          *uiAssets // pages and static files of the web UI
 }
 
 // NewServer builds the route table for an installation or, with LicenseServer, a licence server.
@@ -116,6 +117,9 @@ func NewServer(d Deps) (*Server, error) {
 	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
+	if s.ui, err = loadUIAssets(); err != nil {
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
 	router := httprouter.New()
 	router.HandleMethodNotAllowed = true
 	router.NotFound = http.HandlerFunc(s.notFound)

@@ -98,7 +98,7 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 		if err := json.Unmarshal(env.Server.openapi, &doc); err != nil {
 			t.Fatal(err)
 		}
-		for _, rt := range env.Server.routeTable() {
+		for _, rt := range env.Server.apiRoutes() {
 			path := routeParam.ReplaceAllString(rt.path, "{$1}")
 			if _, ok := doc.Paths[path][strings.ToLower(rt.method)]; !ok {
 				t.Errorf("license=%v: %s %s (as %s) is not in the OpenAPI document", license, rt.method, rt.path, path)

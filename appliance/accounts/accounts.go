@@ -323,13 +323,7 @@ func (a *Accounts) DisableTOTP(ctx context.Context, userID int64, password, code
 // organization admin helping a person who lost the authenticator). A user of another
 // organization does not exist.
 func (a *Accounts) ResetTOTP(ctx context.Context, orgID, id int64) (appliance.User, error) {
-	u, err := a.store.UserByID(ctx, id)
-	if err == nil && u.OrganizationID != orgID {
-		err = appliance.ErrNotFound
-	}
-	if errors.Is(err, appliance.ErrNotFound) {
-		return appliance.User{}, appliance.NotFound("user %d does not exist", id)
-	}
+	u, err := a.member(ctx, orgID, id)
 	if err != nil {
 		return appliance.User{}, err
 	}

@@ -1,0 +1,210 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+// TestUIPagesByRole renders every page as an organization admin and as a member on a store
+// holding a real feed, a host and a container scan: each page shows its data, admin-only
+// actions are absent for the member, and admin pages and forms refuse the member with 403
+// and change nothing.
+func TestUIPagesByRole(t *testing.T) {
+	w := newUIWorld(t)
+	openssl := w.productID(t, "OpenSSL")
+	containerLink := regexp.MustCompile(`href="/containers/(\d+)"`)
+	m := containerLink.FindStringSubmatch(string(w.admin.page(t, "/containers").Body))
+	if m == nil {
+		t.Fatal("the container list links no image")
+	}
+	matchLink := regexp.MustCompile(`/assign\?match_id=(\d+)`).FindStringSubmatch(string(w.admin.page(t, productPath(openssl)).Body))
+	if matchLink == nil {
+		t.Fatal("the product page offers no assignment for its findings")
+	}
+	cases := []struct {
+		path      string
+		want      []string // on both roles' pages
+		adminOnly []string // shown to admins, absent for members
+		adminPage bool     // members get 403
+	}{
+		{path: "/", want: []string{"<h1>Overview</h1>", "OpenSSL"}},
+		{path: "/products", want: []string{"OpenSSL", "Totally Unknown Widget", "unresolved"}},
+		{path: productPath(openssl), want: append(w.cves(t, openssl), "web-01"), adminOnly: []string{`id="identity-form"`, "/assign?match_id="}},
+		{path: "/products?sort=name&order=desc&has_vulnerabilities=true", want: []string{"OpenSSL"}},
+		{path: "/review", want: []string{"Totally Unknown Widget"}, adminOnly: []string{`action="/review/confirm"`, `id="bulk"`}},
+		{path: "/containers", want: []string{"Containers", "/containers/" + m[1]}},
+		{path: "/containers/" + m[1], want: []string{"Findings by package", "CVE-"}},
+		{path: "/remediation", want: []string{"<h1>Remediation</h1>"}},
+		{path: "/account", want: []string{"Your account", "Set up two-factor authentication"}},
+		{path: "/password", want: []string{"password"}},
+		{path: "/admin/keys", want: []string{"Create a key", "test"}, adminPage: true},
+		{path: "/admin/users", want: []string{"alice", "bob"}, adminPage: true},
+		{path: "/admin/settings", want: []string{"SLA policy"}, adminPage: true},
+		{path: "/assign?match_id=" + matchLink[1], want: []string{"assignment"}, adminPage: true},
+	}
+	for _, c := range cases {
+		for _, role := range []struct {
+			name  string
+			c     *client
+			admin bool
+		}{{"admin", w.admin, true}, {"member", w.member, false}} {
+			res := role.c.page(t, c.path)
+			body := string(res.Body)
+			if c.adminPage && !role.admin {
+				if res.Status != 403 || strings.Contains(body, c.want[0]) {
+					t.Errorf("%s as member: %d, want 403 without the page", c.path, res.Status)
+				}
+				continue
+			}
+			if res.Status != 200 {
+				t.Errorf("%s as %s: %d %.300s", c.path, role.name, res.Status, body)
+				continue
+			}
+			for _, s := range c.want {
+				if !strings.Contains(body, s) {
+					t.Errorf("%s as %s: no %q on the page", c.path, role.name, s)
+				}
+			}
+			for _, s := range c.adminOnly {
+				if strings.Contains(body, s) != role.admin {
+					t.Errorf("%s as %s: %q shown=%v", c.path, role.name, s, !role.admin)
+				}
+			}
+			if strings.Contains(body, "/admin/keys") != role.admin {
+				t.Errorf("%s as %s: administration link shown=%v", c.path, role.name, !role.admin)
+			}
+		}
+	}
+
+	// A member's admin forms are refused and change nothing.
+	before := w.keyCount(t)
+	unknown := w.productID(t, "Totally Unknown Widget")
+	w.member.page(t, "/products")
+	for _, f := range []struct {
+		path string
+		vals url.Values
+	}{
+		{"/admin/keys", url.Values{"name": {"sneaky"}}},
+		{productPath(openssl) + "/identity", url.Values{"cpe": {"cpe:2.3:a:acme:widget:*:*:*:*:*:*:*:*"}}},
+		{"/review/confirm", url.Values{"product_id": {fmt.Sprint(unknown)}, "cpe": {"cpe:2.3:a:acme:widget:*:*:*:*:*:*:*:*"}}},
+		{"/admin/users", url.Values{"username": {"mallory"}, "role": {"org_admin"}, "password": {"long enough password"}}},
+	} {
+		if res := w.member.form(t, f.path, f.vals); res.Status != 403 {
+			t.Errorf("member POST %s: %d, want 403", f.path, res.Status)
+		}
+	}
+	if got := w.keyCount(t); got != before {
+		t.Errorf("agent keys %d after the member's refused form, want %d", got, before)
+	}
+	p := w.product(t, unknown)
+	if p.Identity.Vendor != "" || p.Resolution != appliance.ResolutionUnresolved {
+		t.Errorf("the member's refused confirmation changed the product: %+v", p.Identity)
+	}
+
+	// An admin confirms the name from the review queue and sees its findings.
+	res := w.admin.form(t, "/review/confirm", url.Values{"product_id": {fmt.Sprint(unknown)}, "cpe": {"cpe:2.3:a:openssl:openssl:*:*:*:*:*:*:*:*"}})
+	if res.Status != 200 || !strings.Contains(string(res.Body), "Just confirmed") {
+		t.Errorf("admin confirmation: %d %.300s", res.Status, res.Body)
+	}
+	if p := w.product(t, unknown); p.Identity.Vendor != "openssl" || p.Resolution != appliance.ResolutionOverride {
+		t.Errorf("after the admin's confirmation: %+v %s", p.Identity, p.Resolution)
+	}
+}
+
+// TestUIHeadersAndSignIn checks the strict headers of pages and static files, that a person
+// without a session is sent to the sign-in form, and that a form without its CSRF token is
+// refused.
+func TestUIHeadersAndSignIn(t *testing.T) {
+	w := newUIWorld(t)
+	anon := w.env.anonymous()
+	res := anon.page(t, "/products")
+	if res.Status != 200 || !strings.Contains(string(res.Body), `action="/login"`) {
+		t.Fatalf("anonymous /products: %d %.300s", res.Status, res.Body)
+	}
+	for _, path := range []string{"/", "/login", "/static/app.css"} {
+		res := w.admin.do(t, "GET", path, nil)
+		h := res.Header
+		csp := h.Get("Content-Security-Policy")
+		if csp == "" || strings.Contains(csp, "unsafe-inline") || !strings.Contains(csp, "default-src 'none'") {
+			t.Errorf("%s: CSP %q", path, csp)
+		}
+		for k, v := range map[string]string{"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"} {
+			if h.Get(k) != v {
+				t.Errorf("%s: %s %q, want %q", path, k, h.Get(k), v)
+			}
+		}
+	}
+	before := w.keyCount(t)
+	if res := w.admin.withoutCSRF().form(t, "/admin/keys", url.Values{"name": {"x"}}); res.Status != 403 {
+		t.Errorf("form without CSRF token: %d, want 403", res.Status)
+	}
+	if w.keyCount(t) != before {
+		t.Error("a form without its CSRF token created a key")
+	}
+	// A form past the size bound is refused without a trace.
+	if res := w.admin.form(t, "/admin/keys", url.Values{"name": {strings.Repeat("k", 1<<20)}}); res.Status < 400 || res.Status >= 500 {
+		t.Errorf("1 MB form: %d, want a 4xx", res.Status)
+	}
+	if w.keyCount(t) != before {
+		t.Error("an oversized form created a key")
+	}
+	// An admin creates a key: it is shown once with the install lines.
+	w.admin.page(t, "/admin/keys")
+	res = w.admin.form(t, "/admin/keys", url.Values{"name": {"servers"}})
+	body := string(res.Body)
+	if res.Status != 200 || !strings.Contains(body, `id="key-value"`) || !strings.Contains(body, "vulnkeeper agent install") {
+		t.Errorf("key creation page: %d %.300s", res.Status, body)
+	}
+	if w.keyCount(t) != before+1 {
+		t.Error("the key was not created")
+	}
+	if again := string(w.admin.page(t, "/admin/keys").Body); strings.Contains(again, `id="key-value"`) {
+		t.Error("the key is shown again on the next visit")
+	}
+}
+
+// cves are the CVE ids the service lists for a product (at least one, or the test fails).
+func (w *uiWorld) cves(t testing.TB, id int64) []string {
+	t.Helper()
+	org, err := w.env.Accounts.Organization(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := w.inv.Service.Product(context.Background(), org.ID, id)
+	if err != nil || len(d.Vulnerabilities) == 0 {
+		t.Fatalf("product %d: no vulnerabilities (%v)", id, err)
+	}
+	var out []string
+	for _, v := range d.Vulnerabilities {
+		out = append(out, v.CVEID)
+	}
+	return out
+}
+
+func (w *uiWorld) keyCount(t testing.TB) int {
+	t.Helper()
+	keys, err := w.env.Accounts.AgentKeys(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(keys)
+}
+
+func (w *uiWorld) product(t testing.TB, id int64) appliance.Product {
+	t.Helper()
+	org, err := w.env.Accounts.Organization(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := w.inv.Service.Product(context.Background(), org.ID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Product
+}
