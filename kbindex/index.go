@@ -97,6 +97,16 @@ func buildInto(ctx context.Context, dir string, identities []appliance.CatalogEn
 		return err
 	}
 	defer os.RemoveAll(scratch)
+	if len(identities) == 0 { // the offline builder cannot close an index without segments
+		idx, err := bleve.New(dir, newMapping())
+		if err != nil {
+			return err
+		}
+		if err := idx.Close(); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, fingerprintFile), []byte(Fingerprint(identities)+"\n"), 0o644)
+	}
 	b, err := bleve.NewBuilder(dir, newMapping(), map[string]any{"batchSize": batchSize, "buildPathPrefix": scratch})
 	if err != nil {
 		return err

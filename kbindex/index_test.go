@@ -195,3 +195,20 @@ func reportPercentiles(b *testing.B, durations []time.Duration) {
 	b.ReportMetric(at(0.50), "p50-µs")
 	b.ReportMetric(at(0.99), "p99-µs")
 }
+
+// TestEmptyCatalogueBuildsAnEmptyIndex: an installation without identities yet (org create,
+// then an SBOM import) gets an index that answers no candidates instead of a crash.
+func TestEmptyCatalogueBuildsAnEmptyIndex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "kbindex")
+	if err := Build(context.Background(), dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if got, err := ix.Candidates(context.Background(), "mozilla", "firefox", 5); err != nil || len(got) != 0 {
+		t.Errorf("candidates from an empty index: %v, %v", got, err)
+	}
+}

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -16,16 +15,8 @@ import (
 // CVEs whose GHSA record names it with a range containing its version, computed here from the
 // files with a plain dotted-number comparison.
 func TestLanguagePackagesMatchTheirEcosystemAdvisories(t *testing.T) {
-	w := &invWorld{}
-	w.build(t, withInventory(&w.inv, catalogMini))
-	ctx := context.Background()
+	w := ghsaWorld(t)
 	dir := advData + "/ghsa-osv"
-	if _, err := w.inv.Importer.ImportOSVDir(ctx, dir, os.DirFS(dir)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.inv.Service.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
 	// Each item with the OSV ecosystem and name its GHSA records use; the last two say theirs
 	// by purl only.
 	cases := []ecosystemItem{

@@ -104,11 +104,16 @@ func (s *Server) submitInventory(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, inventoryAnswer(res))
+}
+
+// inventoryAnswer is the answer to a reconciled inventory.
+func inventoryAnswer(res inventory.Result) inventoryResponse {
 	sum := res.Summary
-	writeJSON(w, http.StatusOK, inventoryResponse{Status: "success", AssetID: res.AssetID, Hostname: res.Hostname, Warnings: res.Warnings,
+	return inventoryResponse{Status: "success", AssetID: res.AssetID, Hostname: res.Hostname, Warnings: res.Warnings,
 		Summary: inventorySummary{ProductsCreated: sum.ProductsCreated, ProductsUpdated: sum.ProductsUpdated,
 			InstallationsCreated: sum.InstallationsCreated, InstallationsUpdated: sum.InstallationsUpdated,
-			InstallationsRemoved: sum.InstallationsRemoved, TotalProducts: sum.TotalProducts, StaleMatchesRemoved: sum.StaleMatchesRemoved}})
+			InstallationsRemoved: sum.InstallationsRemoved, TotalProducts: sum.TotalProducts, StaleMatchesRemoved: sum.StaleMatchesRemoved}}
 }
 
 type heartbeatRequest struct {

@@ -62,6 +62,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET", "/api/kb/status", s.person(stageFull, l.global), fn(s.kbStatus)},
 
 		{"POST", "/api/agent/inventory", s.agent(l.inventory), fn(s.submitInventory)},
+		{"POST", "/api/agent/sbom", s.agent(l.inventory), fn(s.submitSBOM)},
 		{"POST", "/api/agent/heartbeat", s.agent(l.heartbeat), fn(s.heartbeat)},
 		{"GET", "/api/agent/config", s.agent(l.config), fn(s.agentConfig)},
 		{"POST", "/api/agent/container-scan", s.agent(l.containerScan), fn(s.containerScan)},

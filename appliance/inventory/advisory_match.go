@@ -73,7 +73,11 @@ func (e *Engine) loadAdvisories(ctx context.Context) error {
 // false for a product that is not a distribution package.
 func (e *Engine) matchPackage(p appliance.Product) ([]appliance.MatchInput, bool) {
 	if eco, name := ecosystemPackage(p.Name, p.Package); eco != "" {
-		res := e.advisoryIndex().MatchEcosystem(eco, []advisories.Installed{{Name: name, Version: p.Version}})
+		version := p.Version
+		if eco == "Go" { // Go modules write v1.2.3; OSV's Go ranges 1.2.3
+			version = strings.TrimPrefix(version, "v")
+		}
+		res := e.advisoryIndex().MatchEcosystem(eco, []advisories.Installed{{Name: name, Version: version}})
 		if res.Coverage != advisories.Covered {
 			return nil, false // no advisories of the ecosystem imported: the CPE path decides
 		}

@@ -130,8 +130,13 @@ var (
 // and Ubuntu's maintainers, Red Hat), its version (+deb11u5, ubuntu0.1, .el8_7, -r3 on an
 // Alpine host), a macOS application name or Homebrew.
 func inferSource(it Item, hostSystem string) string {
-	if u, err := packageurl.FromString(it.Package.PURL); err == nil && osvEcosystem(u.Type) != "" {
-		return u.Type
+	if u, err := packageurl.FromString(it.Package.PURL); err == nil {
+		switch {
+		case osvEcosystem(u.Type) != "":
+			return u.Type
+		case u.Type == "deb" || u.Type == "rpm" || u.Type == "apk":
+			return u.Type
+		}
 	}
 	vendor := strings.ToLower(it.Vendor)
 	switch {
