@@ -24,6 +24,7 @@ type Reader interface {
 	SoftwareReader
 	VulnerabilityReader
 	AdvisoryReader
+	FeedReader
 	ContainerReader
 	RemediationReader
 	LicenseReader
@@ -36,6 +37,7 @@ type Tx interface {
 	SoftwareWriter
 	VulnerabilityWriter
 	AdvisoryWriter
+	FeedWriter
 	ContainerWriter
 	RemediationWriter
 	LicenseWriter

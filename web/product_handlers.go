@@ -33,15 +33,16 @@ type assetRefJSON struct {
 }
 
 type productVulnJSON struct {
-	MatchID     int64    `json:"match_id"`
-	CVEID       string   `json:"cve_id"`
-	Severity    string   `json:"severity"`
-	Score       *float64 `json:"score"`
-	KEV         bool     `json:"kev"`
-	KEVDueDate  *string  `json:"kev_due_date"`
-	Criteria    string   `json:"criteria"`
-	Platform    string   `json:"platform,omitempty"`
-	Description string   `json:"description"`
+	MatchID     int64     `json:"match_id"`
+	CVEID       string    `json:"cve_id"`
+	Severity    string    `json:"severity"`
+	Score       *float64  `json:"score"`
+	KEV         bool      `json:"kev"`
+	KEVDueDate  *string   `json:"kev_due_date"`
+	Criteria    string    `json:"criteria"`
+	Platform    string    `json:"platform,omitempty"`
+	Description string    `json:"description"`
+	EPSS        *epssJSON `json:"epss"`
 	findingJSON
 }
 
@@ -74,7 +75,7 @@ func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
 	}
 	for _, v := range d.Vulnerabilities {
 		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
-			Platform: v.Platform, Description: v.Description, findingJSON: toFindingJSON(v.Finding)}
+			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding)}
 		if v.HasScore {
 			score := v.Score
 			vj.Score = &score
