@@ -233,3 +233,33 @@ func TestFeedClientRefusesPlainHTTP(t *testing.T) {
 		t.Errorf("err = %v, want a StatusError 404", err)
 	}
 }
+
+// serve's scheduler syncs every source once it is due, tells the caller that matches may have
+// changed, and does nothing when feeds.sync_interval is 0.
+func TestFeedSchedulerRun(t *testing.T) {
+	w := newFeedWorld(t, 2000)
+	w.opts.SyncInterval = 0
+	done := make(chan struct{})
+	go func() { w.syncer(time.Second).Run(context.Background(), nil); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run with sync_interval 0 did not return")
+	}
+	w.opts.SyncInterval = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changed := make(chan struct{}, 1)
+	go w.syncer(10*time.Second).Run(ctx, func(context.Context) { changed <- struct{}{} })
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the scheduler never synced")
+	}
+	for _, src := range feeds.Sources {
+		if st := w.state(t, src); st.LastSuccess.IsZero() || st.LastError != "" {
+			t.Errorf("%s after the scheduled sync: %+v", src, st.FeedState)
+		}
+	}
+	w.wantAllStored(t)
+}
