@@ -81,6 +81,8 @@ type SoftwareReader interface {
 	ProductsByKeys(ctx context.Context, orgID int64, keys []ProductKey) (map[ProductKey]Product, error)
 	ProductByID(ctx context.Context, orgID, id int64) (Product, error)
 	ListProducts(ctx context.Context, f ProductFilter) ([]Product, int, error)
+	// EachProduct streams every product the filter selects (pages ignored), in list order.
+	EachProduct(ctx context.Context, f ProductFilter, fn func(Product) error) error
 	ProductAssets(ctx context.Context, orgID, productID int64) ([]AssetRef, error)
 	ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]ProductVulnerability, error)
 	LiveInstallations(ctx context.Context, assetID int64) ([]Installation, error)

@@ -104,6 +104,15 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	format, err := listFormat(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if format == "csv" {
+		s.exportProducts(w, r, f)
+		return
+	}
 	items, total, err := s.inventory.Products(r.Context(), f)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -120,7 +129,7 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
 // productFilter reads the list query; organization_id never widens the caller's scope.
 func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error) {
 	if err := allowQuery(r, "page", "per_page", "search", "vendor", "criticality", "has_vulnerabilities", "installed", "fix_available",
-		"resolution", "organization_id", "sort", "order"); err != nil {
+		"resolution", "organization_id", "sort", "order", "format"); err != nil {
 		return appliance.ProductFilter{}, err
 	}
 	pg, err := parsePage(r, 50, 200)
