@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/feeds"
+	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
@@ -104,5 +106,41 @@ func TestFeedStatusHealthMetricsAndFindingEPSS(t *testing.T) {
 	}
 	if e, ok := seen["CVE-2022-0778"]; !ok || e != nil {
 		t.Errorf("CVE-2022-0778 (no EPSS row): present %v, epss %+v, want null", ok, e)
+	}
+}
+
+// Container findings carry the EPSS score of their CVE too (null without one).
+func TestContainerFindingsCarryEPSS(t *testing.T) {
+	env := newTestEnv(t)
+	attachScans(env)
+	env.createOrg(t, "acme")
+	env.createUser(t, "acme", "bob", appliance.RoleMember)
+	key, _ := env.createAgentKey(t, "acme")
+	csv := "#model_version:v2025.03.14,score_date:2026-10-01T12:00:22Z\ncve,epss,percentile\nCVE-2021-3711,0.40921,0.97455\n"
+	if _, err := inventory.NewImporter(env.Store).Import(context.Background(), "epss.csv", strings.NewReader(csv), int64(len(csv))); err != nil {
+		t.Fatal(err)
+	}
+	if res := env.agent(key).do(t, "POST", "/api/agent/container-scan", scanFixture(t)); res.Status != 200 {
+		t.Fatalf("scan: %d %s", res.Status, res.Body)
+	}
+	bob := env.login(t, "bob", testPassword)
+	list := decodeBody[containerListJSON](t, bob.do(t, "GET", "/api/containers?search=nginx", nil))
+	if len(list.Items) != 1 {
+		t.Fatalf("containers = %+v", list)
+	}
+	d := decodeBody[containerDetailJSON](t, bob.do(t, "GET", "/api/containers/"+jsonNumber(list.Items[0].ID), nil))
+	scored := 0
+	for _, v := range d.Vulnerabilities {
+		switch {
+		case v.CVEID == "CVE-2021-3711" && (v.EPSS == nil || *v.EPSS != epssJSON{Score: 0.40921, Percentile: 0.97455, Date: "2026-10-01"}):
+			t.Errorf("%s epss = %+v", v.CVEID, v.EPSS)
+		case v.CVEID != "CVE-2021-3711" && v.EPSS != nil:
+			t.Errorf("%s epss = %+v, want null", v.CVEID, v.EPSS)
+		case v.EPSS != nil:
+			scored++
+		}
+	}
+	if scored == 0 {
+		t.Error("no finding of CVE-2021-3711")
 	}
 }
