@@ -13,10 +13,11 @@ import (
 )
 
 func (c *cli) feedCommand() *cobra.Command {
-	feed := &cobra.Command{Use: "feed", Short: "Import vulnerability data"}
+	feed := &cobra.Command{Use: "feed", Short: "Import or sync vulnerability data"}
+	feed.AddCommand(c.feedSyncCommand())
 	feed.AddCommand(&cobra.Command{
 		Use:   "import FILE...",
-		Short: "Import NVD CVE API 2.0 feeds, the CISA KEV catalogue, OSV records (file, directory, all.zip), the Debian tracker JSON and DSA/DLA lists, Alpine secdb; .gz too; safe while serving",
+		Short: "Import NVD CVE API 2.0 feeds, the CISA KEV catalogue, FIRST EPSS CSV, OSV records (file, directory, all.zip), the Debian tracker JSON and DSA/DLA lists, Alpine secdb; .gz too; safe while serving",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withStore(cmd, func(_ Config, st *sqlitestore.Store) error {
@@ -37,6 +38,10 @@ func (c *cli) importFeeds(ctx context.Context, st *sqlitestore.Store, files []st
 			return err
 		}
 		took := time.Since(start)
+		if stats.Format == "epss" {
+			fmt.Fprintf(c.out, "%s: %d EPSS scores in %s\n", name, stats.EPSS, took.Round(time.Millisecond))
+			continue
+		}
 		if stats.Format != "nvd" {
 			fmt.Fprintf(c.out, "%s: %s, %d advisory entries, %d new or changed in %s (%.0f entries/s)\n",
 				name, stats.Format, stats.Advisories, stats.Changed, took.Round(time.Millisecond),

@@ -22,6 +22,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
+	"github.com/vulnkeeper/vulnkeeper/appliance/feeds"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
@@ -173,6 +174,7 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.deps.Inventory = inventory.NewService(st, inventory.NewEngine(st, a.index, log), cfg.Agent, log)
 	a.deps.Containers, a.deps.Remediation = containers.NewContainers(st, log), remediation.NewRemediation(st, log)
 	a.deps.KBSync = kb.NewClient(st, web.NewKBClient(), cfg.License, log)
+	a.deps.Feeds = feeds.NewSyncer(st, web.NewFeedClient(web.FeedClientOptions{AllowHTTP: cfg.Feeds.AllowHTTP}), cfg.Feeds, log)
 	a.deps.Inventory.OnFindingsChanged(a.autoResolve)
 	return a, nil
 }
@@ -198,6 +200,11 @@ func (a *app) start(ctx context.Context) error {
 	go a.deps.KBSync.Run(ctx, func(ctx context.Context) {
 		if err := inv.Refresh(ctx); err != nil {
 			a.log.Error("refresh after a KB sync failed", slog.Any("error", err))
+		}
+	})
+	go a.deps.Feeds.Run(ctx, func(ctx context.Context) {
+		if err := inv.Refresh(ctx); err != nil {
+			a.log.Error("refresh after a feed sync failed", slog.Any("error", err))
 		}
 	})
 	return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
+	"github.com/vulnkeeper/vulnkeeper/appliance/feeds"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 	"github.com/vulnkeeper/vulnkeeper/web"
@@ -27,6 +28,7 @@ type Config struct {
 	Auth    accounts.AuthOptions  `mapstructure:"auth"`
 	Agent   appliance.AgentConfig `mapstructure:"agent"`
 	License licensing.Options     `mapstructure:"license"`
+	Feeds   feeds.Options         `mapstructure:"feeds"`
 	Log     logConfig             `mapstructure:"log"`
 }
 
@@ -50,6 +52,7 @@ func defaultConfig() Config {
 		Auth:    accounts.DefaultAuthOptions(),
 		Agent:   appliance.DefaultAgentConfig(),
 		License: licensing.DefaultOptions(),
+		Feeds:   feeds.DefaultOptions(),
 		Log:     logConfig{Level: "info", Format: "text"},
 	}
 }
@@ -80,6 +83,9 @@ func (c Config) Validate() error {
 	}
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		return fmt.Errorf("log.format must be text or json, not %q", c.Log.Format)
+	}
+	if err := c.Feeds.Validate(); err != nil {
+		return err
 	}
 	return c.Agent.Validate()
 }
@@ -179,6 +185,9 @@ func newLogger(c logConfig) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
 }
 
+// secretSettings are shown as <redacted> by config show.
+var secretSettings = map[string]bool{"license.admin_token": true, "feeds.nvd_api_key": true}
+
 // redacted returns the configuration as nested maps keyed like the config file, with
 // secrets hidden and durations written as in the file.
 func (c Config) redacted() map[string]any {
@@ -193,7 +202,7 @@ func (c Config) redacted() map[string]any {
 		if d, ok := value.(time.Duration); ok {
 			value = d.String()
 		}
-		if key == "license.admin_token" && value != "" {
+		if secretSettings[key] && value != "" {
 			value = "<redacted>"
 		}
 		m[name] = value

@@ -89,6 +89,9 @@ func TestConfigRefused(t *testing.T) {
 		{"scan interval too short", "agent:\n  scan_interval: 5\n", "scan_interval"},
 		{"certificate without key", "server:\n  tls_cert: cert.pem\n", "tls_key"},
 		{"wrong type", "limits:\n  login_per_minute: many\n", "login_per_minute"},
+		{"plain HTTP feed without allow_http", "feeds:\n  kev_url: http://mirror.local/kev.json\n", "feeds.kev_url"},
+		{"feed URL not absolute", "feeds:\n  nvd_url: /cves\n", "feeds.nvd_url"},
+		{"negative sync interval", "feeds:\n  sync_interval: -1h\n", "feeds.sync_interval"},
 		{"malformed trusted proxy", "server:\n  trusted_proxies: [10.0.0.0/40]\n", "server.trusted_proxies"},
 	}
 	for _, tt := range tests {

@@ -40,6 +40,7 @@ type ContainerFinding struct {
 	Score            float64
 	HasScore         bool
 	KEV              bool
+	EPSS             *EPSSScore // nil when EPSS has no score for the CVE
 }
 
 // ContainerFilter selects one organization's images; Severity (uppercase) keeps images with

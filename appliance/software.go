@@ -122,6 +122,7 @@ type ProductVulnerability struct {
 	Criteria    string
 	Platform    string
 	Description string
+	EPSS        *EPSSScore // nil when EPSS has no score for the CVE
 	Finding
 }
 

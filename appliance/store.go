@@ -24,6 +24,7 @@ type Reader interface {
 	SoftwareReader
 	VulnerabilityReader
 	AdvisoryReader
+	FeedReader
 	ContainerReader
 	RemediationReader
 	LicenseReader
@@ -36,6 +37,7 @@ type Tx interface {
 	SoftwareWriter
 	VulnerabilityWriter
 	AdvisoryWriter
+	FeedWriter
 	ContainerWriter
 	RemediationWriter
 	LicenseWriter
@@ -83,6 +85,8 @@ type SoftwareReader interface {
 	ProductsByKeys(ctx context.Context, orgID int64, keys []ProductKey) (map[ProductKey]Product, error)
 	ProductByID(ctx context.Context, orgID, id int64) (Product, error)
 	ListProducts(ctx context.Context, f ProductFilter) ([]Product, int, error)
+	// EachProduct streams every product the filter selects (pages ignored), in list order.
+	EachProduct(ctx context.Context, f ProductFilter, fn func(Product) error) error
 	ProductAssets(ctx context.Context, orgID, productID int64) ([]AssetRef, error)
 	ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]ProductVulnerability, error)
 	LiveInstallations(ctx context.Context, assetID int64) ([]Installation, error)

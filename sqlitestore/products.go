@@ -111,6 +111,39 @@ var productSorts = map[string]string{
 }
 
 func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) ([]appliance.Product, int, error) {
+	cond, args := productWhere(f)
+	var total int
+	if err := q.queryRow(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s LIMIT ? OFFSET ?`, productColumns, cond, productOrder(f))
+	items, err := q.products(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	return items, total, err
+}
+
+// EachProduct calls fn with every product the filter selects (pages ignored), in list order,
+// as rows are read: an export holds one product at a time.
+func (q *queries) EachProduct(ctx context.Context, f appliance.ProductFilter, fn func(appliance.Product) error) error {
+	cond, args := productWhere(f)
+	rows, err := q.query(ctx, fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s`, productColumns, cond, productOrder(f)), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p, err := scanProduct(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// productWhere is the list filter as a condition on products p.
+func productWhere(f appliance.ProductFilter) (string, []any) {
 	where := []string{"p.organization_id = ?", "p.deleted_at IS NULL"}
 	args := []any{f.OrganizationID}
 	if f.Search != "" {
@@ -150,11 +183,11 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 		}
 		where = append(where, cond)
 	}
-	cond := strings.Join(where, " AND ")
-	var total int
-	if err := q.queryRow(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
+	return strings.Join(where, " AND "), args
+}
+
+// productOrder is the list's ORDER BY: the chosen sort, then the id.
+func productOrder(f appliance.ProductFilter) string {
 	order, ok := productSorts[f.Sort]
 	if !ok {
 		order = productSorts["name"]
@@ -163,10 +196,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 	if f.Desc {
 		dir = "DESC"
 	}
-	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s %s, p.id %s LIMIT ? OFFSET ?`,
-		productColumns, cond, order, dir, dir)
-	items, err := q.products(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
-	return items, total, err
+	return fmt.Sprintf("%s %s, p.id %s", order, dir, dir)
 }
 
 func likeEscape(s string) string {
@@ -194,9 +224,9 @@ func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]
 
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
 	rows, err := q.query(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
-		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories
+		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories, `+epssColumns+`
 		FROM matches m JOIN products p ON p.id = m.product_id
-		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id
+		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id LEFT JOIN epss e ON e.cve_id = m.cve_id
 		WHERE m.product_id = ? AND p.organization_id = ?
 		ORDER BY c.score IS NULL, c.score DESC, m.cve_id`, productID, orgID)
 	if err != nil {
@@ -208,11 +238,12 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 		var v appliance.ProductVulnerability
 		var score sql.NullFloat64
 		var due sql.NullString
-		if err := rows.Scan(&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
-			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories); err != nil {
+		var epss nullEPSS
+		if err := rows.Scan(append([]any{&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
+			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories}, epss.dest()...)...); err != nil {
 			return nil, err
 		}
-		v.Score, v.HasScore, v.KEVDue = score.Float64, score.Valid, nullTime(due)
+		v.Score, v.HasScore, v.KEVDue, v.EPSS = score.Float64, score.Valid, nullTime(due), epss.value(v.CVEID)
 		out = append(out, v)
 	}
 	return out, rows.Err()

@@ -57,15 +57,16 @@ type containerJSON struct {
 }
 
 type containerVulnJSON struct {
-	CVEID            string   `json:"cve_id"`
-	PackageName      string   `json:"package_name"`
-	InstalledVersion string   `json:"installed_version"`
-	FixedVersion     string   `json:"fixed_version"`
-	Severity         string   `json:"severity"`
-	Title            string   `json:"title"`
-	Description      string   `json:"description"`
-	Score            *float64 `json:"score,omitempty"`
-	KEV              bool     `json:"kev"`
+	CVEID            string    `json:"cve_id"`
+	PackageName      string    `json:"package_name"`
+	InstalledVersion string    `json:"installed_version"`
+	FixedVersion     string    `json:"fixed_version"`
+	Severity         string    `json:"severity"`
+	Title            string    `json:"title"`
+	Description      string    `json:"description"`
+	Score            *float64  `json:"score,omitempty"`
+	KEV              bool      `json:"kev"`
+	EPSS             *epssJSON `json:"epss"`
 }
 
 type containerDetailJSON struct {
@@ -87,7 +88,8 @@ func toContainerDetailJSON(d containers.ContainerDetail) containerDetailJSON {
 	out := containerDetailJSON{containerJSON: toContainerJSON(d.ContainerImage), Vulnerabilities: make([]containerVulnJSON, 0, len(d.Findings))}
 	for _, f := range d.Findings {
 		v := containerVulnJSON{CVEID: f.CVEID, PackageName: f.PackageName, InstalledVersion: f.InstalledVersion,
-			FixedVersion: f.FixedVersion, Severity: f.Severity, Title: f.Title, Description: f.Description, KEV: f.KEV}
+			FixedVersion: f.FixedVersion, Severity: f.Severity, Title: f.Title, Description: f.Description, KEV: f.KEV,
+			EPSS: toEPSSJSON(f.EPSS)}
 		if f.HasScore {
 			score := f.Score
 			v.Score = &score

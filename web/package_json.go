@@ -1,6 +1,10 @@
 package web
 
-import "github.com/vulnkeeper/vulnkeeper/appliance"
+import (
+	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
 
 // osFactsJSON is the os-release part of an inventory's "os" (all optional).
 type osFactsJSON struct {
@@ -48,6 +52,20 @@ func toProductPackageJSON(p appliance.Product) productPackageJSON {
 	return productPackageJSON{Source: k.Source, Release: k.Release, SourcePackage: k.SourcePackage,
 		SourceVersion: k.SourceVersion, PURL: k.PURL, Arch: k.Arch, BundleID: k.BundleID, Inferred: k.Inferred,
 		FixAvailable: p.FixAvailable}
+}
+
+// epssJSON is FIRST's exploit prediction for a finding's CVE: null when EPSS has no score.
+type epssJSON struct {
+	Score      float64 `json:"score"`
+	Percentile float64 `json:"percentile"`
+	Date       string  `json:"date"` // YYYY-MM-DD of the model run
+}
+
+func toEPSSJSON(e *appliance.EPSSScore) *epssJSON {
+	if e == nil {
+		return nil
+	}
+	return &epssJSON{Score: e.Score, Percentile: e.Percentile, Date: e.Date.Format(time.DateOnly)}
 }
 
 // findingJSON is where a finding came from and what fixes it.

@@ -33,15 +33,16 @@ type assetRefJSON struct {
 }
 
 type productVulnJSON struct {
-	MatchID     int64    `json:"match_id"`
-	CVEID       string   `json:"cve_id"`
-	Severity    string   `json:"severity"`
-	Score       *float64 `json:"score"`
-	KEV         bool     `json:"kev"`
-	KEVDueDate  *string  `json:"kev_due_date"`
-	Criteria    string   `json:"criteria"`
-	Platform    string   `json:"platform,omitempty"`
-	Description string   `json:"description"`
+	MatchID     int64     `json:"match_id"`
+	CVEID       string    `json:"cve_id"`
+	Severity    string    `json:"severity"`
+	Score       *float64  `json:"score"`
+	KEV         bool      `json:"kev"`
+	KEVDueDate  *string   `json:"kev_due_date"`
+	Criteria    string    `json:"criteria"`
+	Platform    string    `json:"platform,omitempty"`
+	Description string    `json:"description"`
+	EPSS        *epssJSON `json:"epss"`
 	findingJSON
 }
 
@@ -74,7 +75,7 @@ func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
 	}
 	for _, v := range d.Vulnerabilities {
 		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
-			Platform: v.Platform, Description: v.Description, findingJSON: toFindingJSON(v.Finding)}
+			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding)}
 		if v.HasScore {
 			score := v.Score
 			vj.Score = &score
@@ -103,6 +104,15 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	format, err := listFormat(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if format == "csv" {
+		s.exportProducts(w, r, f)
+		return
+	}
 	items, total, err := s.inventory.Products(r.Context(), f)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -119,7 +129,7 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
 // productFilter reads the list query; organization_id never widens the caller's scope.
 func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error) {
 	if err := allowQuery(r, "page", "per_page", "search", "vendor", "criticality", "has_vulnerabilities", "installed", "fix_available",
-		"resolution", "organization_id", "sort", "order"); err != nil {
+		"resolution", "organization_id", "sort", "order", "format"); err != nil {
 		return appliance.ProductFilter{}, err
 	}
 	pg, err := parsePage(r, 50, 200)

@@ -60,6 +60,7 @@ func (s *Server) apiRoutes() []route {
 		{"PUT", "/api/sla/policy", s.person(stageFull, l.global), fn(s.putSLAPolicy)},
 
 		{"GET", "/api/kb/status", s.person(stageFull, l.global), fn(s.kbStatus)},
+		{"GET", "/api/feeds", s.person(stageFull, l.global), fn(s.listFeeds)},
 
 		{"POST", "/api/agent/inventory", s.agent(l.inventory), fn(s.submitInventory)},
 		{"POST", "/api/agent/sbom", s.agent(l.inventory), fn(s.submitSBOM)},

@@ -21,6 +21,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
+	"github.com/vulnkeeper/vulnkeeper/appliance/feeds"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
@@ -68,6 +69,7 @@ type Deps struct {
 	Licensing     *licensing.Server
 	KBHub         *kb.Hub // the licence server's KB: push, pull, sources
 	KBSync        *kb.Client
+	Feeds         *feeds.Syncer // nil: no sync (licence server, tests without it)
 	Sessions      scs.Store
 	OpenAPI       []byte // data/openapi.yaml
 	LicenseServer bool
@@ -86,6 +88,7 @@ type Server struct {
 	licensing   *licensing.Server
 	kbHub       *kb.Hub
 	kbsync      *kb.Client
+	feeds       *feeds.Syncer
 	sessions    *scs.SessionManager
 	log         *slog.Logger
 	openapi     []byte // JSON
@@ -114,11 +117,14 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	if s.ui, err = loadUIAssets(); err != nil {
 		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	if d.Feeds != nil {
+		s.metrics.registry.MustRegister(feedAgeCollector{s})
 	}
 	router := httprouter.New()
 	router.HandleMethodNotAllowed = true
@@ -193,7 +199,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, s.healthBody(r.Context()))
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {

@@ -13,12 +13,14 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/advisories"
+	"github.com/vulnkeeper/vulnkeeper/appliance/epss"
 )
 
 // ImportStats counts what one import input held.
 type ImportStats struct {
 	FeedStats
-	Format     string // nvd (CVE feed or KEV), osv, osv-zip, osv-dir, debian-tracker, debian-list, secdb
+	Format     string // nvd (CVE feed or KEV), epss, osv, osv-zip, osv-dir, debian-tracker, debian-list, secdb
+	EPSS       int    // EPSS scores read
 	Advisories int    // advisory entries read
 	Changed    int    // of which new or changed
 }
@@ -29,7 +31,7 @@ const peekSize = 64 << 10
 var debianListHeader = regexp.MustCompile(`(?m)^(\[\d{1,2} [A-Za-z]{3} \d{4}\] (DSA|DLA|DTSA)-\d+|CVE-\d{4}-\d+ )`)
 
 // Import reads one vulnerability data file, recognised by its content: an NVD CVE 2.0 feed or
-// the CISA KEV catalogue, an OSV record or an OSV all.zip dump, the Debian Security Tracker
+// the CISA KEV catalogue, FIRST's EPSS CSV, an OSV record or an OSV all.zip dump, the Debian Security Tracker
 // JSON, a Debian DSA/DLA/CVE list, or an Alpine-style secdb (YAML or JSON); gzip'ed too.
 // Each file is one transaction; advisories identical to the stored ones change nothing.
 func (im *Importer) Import(ctx context.Context, name string, r io.ReaderAt, size int64) (ImportStats, error) {
@@ -51,6 +53,10 @@ func (im *Importer) Import(ctx context.Context, name string, r io.ReaderAt, size
 	}
 	br := bufio.NewReaderSize(in, peekSize)
 	head, _ := br.Peek(peekSize)
+	if epss.Header(head) {
+		n, err := im.ImportEPSS(ctx, name, br)
+		return ImportStats{Format: "epss", EPSS: n}, err
+	}
 	format := detectFormat(head)
 	if format == "" && kevCSVHeader.Match(head) {
 		return ImportStats{}, appliance.Invalid("file", "format", "%s: the KEV CSV is not supported, use the JSON catalogue (known_exploited_vulnerabilities.json)", name)

@@ -32,6 +32,8 @@ func NewImporter(store appliance.Store) *Importer {
 // FeedStats counts what a feed file held.
 type FeedStats struct {
 	CVEs, Rejected, KEV, Identities int
+	// TotalResults is an NVD API page's totalResults (the whole query's records).
+	TotalResults int
 }
 
 // ImportFeed reads an NVD CVE 2.0 feed or the CISA KEV catalogue (JSON, gzip or not).
@@ -48,9 +50,11 @@ func (im *Importer) ImportFeed(ctx context.Context, name string, r io.Reader) (F
 				im.Progress(name, st.CVEs+st.KEV, time.Since(start))
 			}
 		}
-		if _, err := nvd.Import(ctx, r, h); err != nil {
+		ns, err := nvd.Import(ctx, r, h)
+		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		st.TotalResults = ns.TotalResults
 		if st.CVEs+st.KEV+st.Rejected == 0 {
 			return nil
 		}

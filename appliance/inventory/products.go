@@ -52,6 +52,14 @@ func (s *Service) Products(ctx context.Context, f appliance.ProductFilter) ([]ap
 	return s.store.ListProducts(ctx, f)
 }
 
+// EachProduct streams the organization's products the filter selects, pages ignored (exports).
+func (s *Service) EachProduct(ctx context.Context, f appliance.ProductFilter, fn func(appliance.Product) error) error {
+	if err := ValidateFilter(f); err != nil {
+		return err
+	}
+	return s.store.EachProduct(ctx, f, fn)
+}
+
 // Product returns one product of the organization with its hosts and vulnerabilities.
 func (s *Service) Product(ctx context.Context, orgID, id int64) (ProductDetail, error) {
 	p, err := s.store.ProductByID(ctx, orgID, id)

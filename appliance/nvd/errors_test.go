@@ -19,7 +19,7 @@ func TestImportRefusesMalformedInput(t *testing.T) {
 		mention    string // the error names this position or reason
 		want       Stats  // records handed on before the error
 	}{
-		{"truncated feed", mini[:len(mini)/2], false, "malformed JSON at byte", Stats{CVEs: 2}},
+		{"truncated feed", mini[:len(mini)/2], false, "malformed JSON at byte", Stats{CVEs: 2, TotalResults: 7}},
 		{"syntax error in a record", `{"vulnerabilities":[{"cve":{"id":"CVE-2021-0001",}}]}`, false, "vulnerabilities[0] (byte 20)", Stats{}},
 		{"not an object", `[1,2]`, false, "document: malformed JSON at byte 1", Stats{}},
 		{"trailing data", `{"cve":{"id":"CVE-2021-0001"}} {}`, false, "unexpected trailing", Stats{CVEs: 1}},

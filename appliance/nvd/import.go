@@ -127,6 +127,8 @@ func (im *importer) field(key string) error {
 		return im.records()
 	case "format":
 		return im.format()
+	case "totalResults":
+		return im.decodeValue(key, &im.stats.TotalResults)
 	case "catalogVersion":
 		if err := im.settle(kindKEV); err != nil {
 			return err

@@ -47,7 +47,7 @@ func TestImportRealFeedsCountsRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if records != tt.records || withConf != tt.withConf || stats != (Stats{CVEs: tt.records}) {
+			if records != tt.records || withConf != tt.withConf || stats != (Stats{CVEs: tt.records, TotalResults: tt.records}) {
 				t.Errorf("records %d with configurations %d stats %+v; want %d, %d", records, withConf, stats, tt.records, tt.withConf)
 			}
 		})
@@ -125,8 +125,8 @@ func TestImportAcceptsDocumentShapes(t *testing.T) {
 		doc  []byte
 		want Stats
 	}{
-		{"feed envelope", mini, Stats{CVEs: 7}},
-		{"gzip feed", gzipped(t, mini), Stats{CVEs: 7}},
+		{"feed envelope", mini, Stats{CVEs: 7, TotalResults: 7}},
+		{"gzip feed", gzipped(t, mini), Stats{CVEs: 7, TotalResults: 7}},
 		{"single cve wrapper", []byte(`{"cve":` + record + `}`), Stats{CVEs: 1}},
 		{"bare cve", []byte(record), Stats{CVEs: 1}},
 		{"records before format key", []byte(`{"vulnerabilities":[{"cve":` + record + `}],"format":"NVD_CVE"}`), Stats{CVEs: 1}},

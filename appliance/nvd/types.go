@@ -81,6 +81,9 @@ type KEVEntry struct {
 type Stats struct {
 	CVEs int
 	KEV  int
+	// TotalResults is an API page's totalResults: the records of the whole query (0 in files
+	// without it).
+	TotalResults int
 }
 
 // Handler receives records in feed order. An error stops the import and is returned by it,

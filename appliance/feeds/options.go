@@ -1,0 +1,77 @@
+// Package feeds keeps the vulnerability data of a connected installation current: it pulls
+// NVD's CVE API 2.0 incrementally, the CISA KEV catalogue and FIRST's daily EPSS file through
+// a Fetcher (web's feed client), writes them through the same importer as `feed import`, and
+// records per source when it last succeeded, how much it wrote and what failed.
+package feeds
+
+import (
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Sources, in the order a full sync runs them.
+const (
+	SourceNVD  = "nvd"
+	SourceKEV  = "kev"
+	SourceEPSS = "epss"
+)
+
+// Sources lists every source a sync knows.
+var Sources = []string{SourceNVD, SourceKEV, SourceEPSS}
+
+// Options are the feeds.* settings.
+type Options struct {
+	// SyncInterval is how often serve syncs every source; 0 turns the scheduler off.
+	SyncInterval time.Duration `mapstructure:"sync_interval"`
+	// StaleAfter is the age of a source's last success past which /healthz reports stale.
+	StaleAfter time.Duration `mapstructure:"stale_after"`
+	// NVDAPIKey is sent as the apiKey header; a secret (redacted, never logged).
+	NVDAPIKey string `mapstructure:"nvd_api_key"`
+	NVDURL    string `mapstructure:"nvd_url"`
+	KEVURL    string `mapstructure:"kev_url"`
+	EPSSURL   string `mapstructure:"epss_url"`
+	// AllowHTTP admits http:// URLs (a local mirror); otherwise only https:// is used.
+	AllowHTTP bool `mapstructure:"allow_http"`
+}
+
+// DefaultOptions point at the public services.
+func DefaultOptions() Options {
+	return Options{
+		SyncInterval: 6 * time.Hour,
+		StaleAfter:   72 * time.Hour,
+		NVDURL:       "https://services.nvd.nist.gov/rest/json/cves/2.0",
+		KEVURL:       "https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json",
+		EPSSURL:      "https://epss.empiricalsecurity.com/epss_scores-current.csv.gz",
+	}
+}
+
+// Validate refuses negative durations and URLs that are not https (http with AllowHTTP).
+func (o Options) Validate() error {
+	if o.SyncInterval < 0 || o.StaleAfter < 0 {
+		return fmt.Errorf("feeds.sync_interval and feeds.stale_after must not be negative")
+	}
+	for key, raw := range map[string]string{"feeds.nvd_url": o.NVDURL, "feeds.kev_url": o.KEVURL, "feeds.epss_url": o.EPSSURL} {
+		if err := CheckURL(raw, o.AllowHTTP); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// CheckURL admits an absolute https URL, or http when allowHTTP is set.
+func CheckURL(raw string, allowHTTP bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute URL", raw)
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && allowHTTP:
+		return nil
+	case u.Scheme == "http":
+		return fmt.Errorf("%q is plain HTTP; set feeds.allow_http for a local mirror", raw)
+	}
+	return fmt.Errorf("%q: only https (or http with feeds.allow_http) is supported", raw)
+}
