@@ -54,14 +54,31 @@ var aliasGroups = [][]string{
 	{"brave:brave", "brave:brave_browser"},                                         // Brave browser
 	{"postgresql:postgresql", "postgresql_global_development_group:postgresql"},
 	{"mozilla:firefox", "mozilla:firefox_esr"},
-	{"opera:opera_browser", "opera:opera"},                                   // Opera browser, older NVD name
-	{"adobe:adobe_air", "adobe:air"},                                         // Adobe AIR spelled both ways
-	{"keepass:keepass", "keepass:password_safe"},                             // "KeePass Password Safe"
-	{"logitech:options+", "logitech:logi_options+", "logitech:options_plus"}, // Logi Options+
-	{"razerzone:razer_synapse", "razer:synapse"},                             // Razer Synapse under old and new vendor
-	{"gnu:gcc", "gcc:gcc"},                                                   // GCC, the GNU Compiler Collection
-	{"gnupg:libgcrypt", "libgcrypt20_project:libgcrypt20"},                   // Debian's libgcrypt20 package named as a vendor // ESR is a Firefox branch
-	{"clamav:clamav", "cisco:clamav"},                                        // ClamAV, acquired by Cisco
+	{"opera:opera_browser", "opera:opera"},                                                   // Opera browser, older NVD name
+	{"adobe:adobe_air", "adobe:air"},                                                         // Adobe AIR spelled both ways
+	{"keepass:keepass", "keepass:password_safe"},                                             // "KeePass Password Safe"
+	{"logitech:options+", "logitech:logi_options+", "logitech:options_plus"},                 // Logi Options+
+	{"razerzone:razer_synapse", "razer:synapse"},                                             // Razer Synapse under old and new vendor
+	{"gnu:gcc", "gcc:gcc"},                                                                   // GCC, the GNU Compiler Collection
+	{"gnupg:libgcrypt", "libgcrypt20_project:libgcrypt20"},                                   // Debian's libgcrypt20 package named as a vendor // ESR is a Firefox branch
+	{"clamav:clamav", "cisco:clamav"},                                                        // ClamAV, acquired by Cisco
+	{"procps-ng_project:procps-ng", "procps_project:procps"},                                 // procps, continued as procps-ng
+	{"cmu:cyrus-sasl", "carnegie_mellon_university:cyrus-sasl", "cyrusimap:cyrus-sasl"},      // Cyrus SASL, from CMU
+	{"heimdal_project:heimdal", "heimdal:heimdal", "kth:heimdal", "heimdalsecurity:heimdal"}, // Heimdal Kerberos
+	{"file_project:file", "file:file", "christos_zoulas:file"},                               // file(1) and libmagic, by its author
+	{"bzip:bzip2", "bzip2_project:bzip2"},                                                    // bzip2
+	{"xfs:acl", "acl:acl"},                                                                   // POSIX ACL tools, from the XFS project
+	{"heinz_mauelshagen:lvm2", "redhat:lvm2"},                                                // LVM2 and device-mapper, by its author
+	{"logrotate_project:logrotate", "gentoo:logrotate"},                                      // logrotate's early CVEs are filed under Gentoo
+	{"libexpat_project:libexpat", "libexpat:expat", "james_clark:expat"},                     // Expat, by its author
+	{"jedsoft:s-lang", "s-lang:s-lang"},
+	{"freedesktop:dbus", "freedesktop:libdbus"}, // D-Bus and its library                                                      // S-Lang, by its publisher
+	{"musl-libc:musl", "etalabs:musl"},
+	{"apache:subversion", "subversion:subversion"},       // Subversion, an Apache project
+	{"hashicorp:vagrant", "vagrant_project:vagrant"},     // Vagrant, by HashiCorp
+	{"redhat:wildfly", "wildfly:wildfly"},                // WildFly, by Red Hat
+	{"redhat:keycloak", "keycloak:keycloak"},             // Keycloak, by Red Hat
+	{"sound_exchange_project:sound_exchange", "sox:sox"}, // SoX, Sound eXchange          // musl, by its site and its author's company
 }
 
 // Aliases returns (vendor, product) first, then the identities NVD also uses for the same
@@ -98,6 +115,24 @@ func aliasesIn(cat *Catalog, vendor, product string) []appliance.Identity {
 	}
 	sort.Slice(list, func(i, j int) bool { return joinVP(list[i]) < joinVP(list[j]) })
 	return append([]appliance.Identity{self}, list...)
+}
+
+// canonicalOf is the first member of the curated group of every identity in ids, when they all
+// belong to one group: several vendors of one product that are the same software decide
+// nothing against each other, the group's canonical spelling wins.
+func canonicalOf(ids []appliance.CatalogEntry) (appliance.Identity, bool) {
+	var group []appliance.Identity
+	for i, id := range ids {
+		g := curatedAliases(appliance.Identity{Vendor: id.Vendor, Product: id.Product})
+		if g == nil || i > 0 && g[0] != group[0] {
+			return appliance.Identity{}, false
+		}
+		group = g
+	}
+	if group == nil {
+		return appliance.Identity{}, false
+	}
+	return group[0], true
 }
 
 func curatedAliases(self appliance.Identity) []appliance.Identity {

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -15,6 +16,7 @@ type query struct {
 	productWords []string
 	vendors      []string
 	products     []string
+	weak         map[string]bool // product spellings that need their own project as owner
 }
 
 func newQuery(cat *Catalog, key Key, fullVendor string) *query {
@@ -24,7 +26,7 @@ func newQuery(cat *Catalog, key Key, fullVendor string) *query {
 			q.vendors = append(q.vendors, v)
 		}
 	}
-	q.products = productSpellings(q.productWords)
+	q.products, q.weak = packageAwareSpellings(q.productWords)
 	return q
 }
 
@@ -62,8 +64,64 @@ func (q *query) exact() (Result, bool) {
 	if res, ok := q.vendorInProduct(); ok {
 		return res, true
 	}
+	if res, ok := q.moduleOfProject(); ok {
+		return res, true
+	}
 	return q.productOnly()
 }
+
+// moduleOfProject reads a language package's namespace: a Maven group (org.keycloak,
+// org.apache.cxf) or a module path (github.com/coreos/etcd) names the project, and a module
+// whose name begins with the project's label (keycloak-saml-core, cxf-rt-wsdl) is a part of
+// it. The project must be spelled exactly in the catalogue: its first two words
+// (wildfly-elytron-digest → wildfly_elytron, spring-boot-autoconfigure → spring_boot), or
+// the label, as a vendor:product pair with the label before it (apache:cxf) or a product its
+// own project owns (keycloak, etcd).
+func (q *query) moduleOfProject() (Result, bool) {
+	var labels, words []string
+	switch {
+	case len(q.vendorWords) == 1 && strings.Contains(q.vendorWords[0], ".") && len(q.productWords) == 1:
+		labels = strings.Split(q.vendorWords[0], ".")
+		words = strings.Split(q.productWords[0], "-")
+	case len(q.vendorWords) == 0 && strings.Contains(q.key.Product, "/"):
+		path := strings.Split(q.key.Product, "/")
+		if last := path[len(path)-1]; len(path) > 2 && len(last) > 1 && last[0] == 'v' && allDigits(last[1:]) {
+			path = path[:len(path)-1] // github.com/kataras/iris/v12
+		}
+		if len(path) < 3 {
+			return Result{}, false
+		}
+		labels, words = path[len(path)-2:], []string{path[len(path)-1]}
+	default:
+		return Result{}, false
+	}
+	i := slices.Index(labels, words[0])
+	if i < 0 || namespaceNoise[words[0]] {
+		return Result{}, false
+	}
+	var tries []func() (appliance.CatalogEntry, bool)
+	if len(words) > 1 {
+		two := words[0] + "_" + words[1]
+		tries = append(tries, func() (appliance.CatalogEntry, bool) { return chooseOwner(q.cat.ByProduct(two), two) })
+	}
+	if i > 0 {
+		tries = append(tries, func() (appliance.CatalogEntry, bool) { return q.cat.Lookup(labels[i-1], words[0]) })
+	}
+	tries = append(tries, func() (appliance.CatalogEntry, bool) {
+		id, ok := chooseOwner(q.cat.ByProduct(words[0]), words[0])
+		return id, ok && ownsByName(id.Vendor, words[0])
+	})
+	for _, try := range tries {
+		if id, ok := try(); ok {
+			return exactResult(q.usedSpelling(id), 0.85), true
+		}
+	}
+	return Result{}, false
+}
+
+// namespaceNoise are the labels of a namespace that name no project.
+var namespaceNoise = set("org", "com", "net", "io", "github", "gitlab", "golang", "gopkg", "in", "go", "x", "de", "eu", "uk",
+	"security", "core", "common", "api", "jboss", "apache", "eclipse", "google")
 
 func (q *query) exactPair(vendors []string) (Result, bool) {
 	for _, v := range vendors {
@@ -111,7 +169,7 @@ func (q *query) vendorInProduct() (Result, bool) {
 func (q *query) productOnly() (Result, bool) {
 	for _, p := range q.products {
 		id, ok := chooseOwner(q.cat.ByProduct(p), p)
-		if !ok {
+		if !ok || q.weak[p] && !ownsByName(id.Vendor, p) {
 			continue
 		}
 		if len(q.vendorWords) == 0 || q.vendorAgrees(id.Vendor) {
@@ -119,7 +177,10 @@ func (q *query) productOnly() (Result, bool) {
 		}
 		// A publisher the catalogue knows, but not for this product, makes another
 		// vendor's same-named product a different product (Realtek's audio driver is not Intel's).
-		if len(q.vendors) == 0 && !isGeneric(p) {
+		// A one-word publisher the catalogue does not know — a package namespace, often — leaves
+		// only long or marked names to the catalogue's owner (ramsey/uuid is not uuidjs:uuid,
+		// nesbot/carbon not wso2:carbon; Igor Pavlov's 7-Zip is 7-zip:7-zip).
+		if len(q.vendors) == 0 && !isGeneric(p) && (len(p) >= 7 || len(q.vendorWords) > 1 || strings.ContainsAny(p, "0123456789+-_.")) {
 			return exactResult(id, 0.85), true
 		}
 	}
@@ -144,12 +205,19 @@ func (q *query) vendorAgrees(vendor string) bool {
 // ("curl:curl"), a well-known upstream publisher, then "<product>_project", NVD's name for
 // projects without a company. A single vendor owns a product unless the name is generic.
 func chooseOwner(ids []appliance.CatalogEntry, product string) (appliance.CatalogEntry, bool) {
-	ids = preferApplications(ids)
+	ids = preferUsed(preferApplications(ids))
 	if len(ids) == 0 {
 		return appliance.CatalogEntry{}, false
 	}
 	if len(distinctVendors(ids)) == 1 {
-		return ids[0], !isGeneric(product)
+		return ids[0], !isGeneric(product) && !pluginHosts[ids[0].Vendor]
+	}
+	if c, ok := canonicalOf(ids); ok {
+		for _, id := range ids {
+			if id.Vendor == c.Vendor {
+				return id, true
+			}
+		}
 	}
 	for _, rule := range ownerRules {
 		for _, id := range ids {
@@ -160,6 +228,33 @@ func chooseOwner(ids []appliance.CatalogEntry, product string) (appliance.Catalo
 	}
 	return namedAfter(ids, product)
 }
+
+// ownsByName is true for a vendor named after the product (curl:curl, nettle_project:nettle),
+// a well-known upstream publisher of many projects (gnu:readline), or a reviewed identity.
+func ownsByName(vendor, product string) bool {
+	return len(product) >= 3 && (ownerRules[0](vendor, product) || ownerRules[1](vendor, product) || ownerRules[2](vendor, product) ||
+		curatedAliases(appliance.Identity{Vendor: vendor, Product: product}) != nil)
+}
+
+// preferUsed keeps the identities CVE data uses, when there are any: a spelling only a
+// dictionary lists never owns a product another vendor's CVEs are filed under (xfs:acl, not
+// acl:acl).
+func preferUsed(ids []appliance.CatalogEntry) []appliance.CatalogEntry {
+	used := make([]appliance.CatalogEntry, 0, len(ids))
+	for _, id := range ids {
+		if id.CVEUsed && !pluginHosts[id.Vendor] {
+			used = append(used, id)
+		}
+	}
+	if len(used) == 0 {
+		return ids
+	}
+	return used
+}
+
+// pluginHosts file CVEs of plugins named after the software they drive (jenkins:nuget is
+// the Jenkins NuGet plugin), so their use by CVE data says nothing of the software itself.
+var pluginHosts = set("jenkins")
 
 var ownerRules = []func(vendor, product string) bool{
 	func(v, p string) bool { return v == p || v == strings.ReplaceAll(p, "_", "-") },

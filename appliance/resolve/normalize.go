@@ -21,6 +21,13 @@ func Normalize(vendor, product string) Key {
 	product = trimAppBundle(product)
 	vendorWords := vendorTokens(vendor)
 	productWords := productTokens(product)
+	if len(productWords) == 1 && len(productWords[0]) < 5 && !strings.ContainsAny(strings.TrimSpace(product), " \t") {
+		// A package name keeps the words a program name would drop (net-tools is not "net",
+		// rdma-core not "rdma").
+		if all := packageTokens(product); len(all) > 1 {
+			productWords = all
+		}
+	}
 	productWords = dropNumberedRepeats(stripVendorPrefix(productWords, vendorWords))
 	return Key{Vendor: strings.Join(vendorWords, "_"), Product: strings.Join(productWords, "_")}
 }
@@ -47,6 +54,17 @@ func vendorTokens(vendor string) []string {
 	kept := words[:0]
 	for _, w := range words {
 		if !legalNoise[w] && !isVersion(w) {
+			kept = append(kept, w)
+		}
+	}
+	return kept
+}
+
+// packageTokens are a package name's words, versions, architectures and locales aside.
+func packageTokens(product string) []string {
+	var kept []string
+	for _, w := range tokenize(product) {
+		if !isVersion(w) && !isArchOrLocale(w) {
 			kept = append(kept, w)
 		}
 	}

@@ -73,8 +73,9 @@ func TestResolvePolicy(t *testing.T) {
 			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: appliance.ResolutionExact, Confidence: 1}},
 		{name: "application before operating system", vendor: "Google LLC", product: "Google Chrome",
 			want: Result{Part: "a", Vendor: "google", Product: "chrome", Method: appliance.ResolutionExact, Confidence: 1}},
-		{name: "product only prefers vendor named like product", product: "curl",
-			want: Result{Part: "a", Vendor: "curl", Product: "curl", Method: appliance.ResolutionExact, Confidence: 0.9}},
+		// haxx, curl, curl_project and daniel_stenberg are one reviewed group: its canonical wins.
+		{name: "product only takes the canonical of one software's vendors", product: "curl",
+			want: Result{Part: "a", Vendor: "haxx", Product: "curl", Method: appliance.ResolutionExact, Confidence: 0.9}},
 		{name: "vendor hidden in product", product: "Mozilla Firefox",
 			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: appliance.ResolutionExact, Confidence: 0.95}},
 		{name: "guard refuses Logi Bolt", vendor: "Logitech", product: "Logi Bolt", index: bolt,
