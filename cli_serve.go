@@ -17,6 +17,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+	"github.com/vulnkeeper/vulnkeeper/appliance/triage"
 
 	"github.com/spf13/cobra"
 
@@ -173,7 +174,9 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.deps.Inventory = inventory.NewService(st, inventory.NewEngine(st, a.index, log), cfg.Agent, log)
 	a.deps.Containers, a.deps.Remediation = containers.NewContainers(st, log), remediation.NewRemediation(st, log)
 	a.deps.KBSync = kb.NewClient(st, web.NewKBClient(), cfg.License, log)
-	a.deps.Inventory.OnFindingsChanged(a.autoResolve)
+	a.deps.Triage = triage.NewService(st, nil)
+	a.deps.Remediation.OnStatusChange(a.deps.Triage.ForAssignment)
+	a.deps.Inventory.OnFindingsChanged(a.findingsChanged)
 	return a, nil
 }
 
@@ -195,12 +198,22 @@ func (a *app) start(ctx context.Context) error {
 		return err
 	}
 	go watchImports(ctx, a.st, inv, a.log, defaultImportWatch)
+	go sweepTriage(ctx, a.deps.Triage, a.log)
 	go a.deps.KBSync.Run(ctx, func(ctx context.Context) {
 		if err := inv.Refresh(ctx); err != nil {
 			a.log.Error("refresh after a KB sync failed", slog.Any("error", err))
 		}
 	})
 	return nil
+}
+
+// findingsChanged re-applies the triage rules to the new findings, then closes the
+// assignments whose finding disappeared.
+func (a *app) findingsChanged(ctx context.Context) {
+	if err := a.deps.Triage.Refresh(ctx); err != nil {
+		a.log.Error("applying triage rules to changed findings failed", slog.Any("error", err))
+	}
+	a.autoResolve(ctx)
 }
 
 // autoResolve closes the assignments whose finding disappeared.
@@ -216,6 +229,23 @@ func (a *app) autoResolve(ctx context.Context) {
 func (a *app) close() {
 	if a.index != nil {
 		a.index.Close()
+	}
+}
+
+// sweepTriage lets lapsed triage decisions go every minute (and once at start), so a finding
+// whose accepted risk expired counts again.
+func sweepTriage(ctx context.Context, svc *triage.Service, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		if _, err := svc.Sweep(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Warn("letting lapsed triage decisions go failed", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 

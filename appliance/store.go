@@ -27,6 +27,7 @@ type Reader interface {
 	ContainerReader
 	RemediationReader
 	LicenseReader
+	TriageReader
 }
 
 // Tx is the view of the store inside one write transaction.
@@ -39,6 +40,7 @@ type Tx interface {
 	ContainerWriter
 	RemediationWriter
 	LicenseWriter
+	TriageWriter
 }
 
 // AccountReader looks up organizations, people and agent keys.

@@ -15,8 +15,20 @@ const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at,
 	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
-	(SELECT count(*) FROM matches m WHERE m.product_id = p.id), ` + packageColumns + `,
-	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')`
+	(SELECT count(*) FROM matches m WHERE m.product_id = p.id AND ` + notSuppressed + `), ` + packageColumns + `,
+	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed' AND ` + notSuppressed + `)`
+
+// notSuppressed holds for a match m that no triage decision takes out of counts (triage.go).
+const notSuppressed = `NOT EXISTS (SELECT 1 FROM triage_findings t WHERE t.product_id = m.product_id
+	AND t.cve_id = m.cve_id AND t.suppresses = 1)`
+
+// withSuppressed drops the triage condition from a query part, to count suppressed findings too.
+func withSuppressed(part string, include bool) string {
+	if !include {
+		return part
+	}
+	return strings.ReplaceAll(part, " AND "+notSuppressed, "")
+}
 
 func scanProduct(s scanner) (appliance.Product, error) {
 	var p appliance.Product
@@ -126,7 +138,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 		args = append(args, f.Criticality)
 	}
 	if f.HasVulnerabilities != nil {
-		cond := "EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id)"
+		cond := withSuppressed("EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND "+notSuppressed+")", f.IncludeSuppressed)
 		if !*f.HasVulnerabilities {
 			cond = "NOT " + cond
 		}
@@ -144,7 +156,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 		args = append(args, f.Resolution)
 	}
 	if f.FixAvailable != nil {
-		cond := "EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')"
+		cond := withSuppressed("EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed' AND "+notSuppressed+")", f.IncludeSuppressed)
 		if !*f.FixAvailable {
 			cond = "NOT " + cond
 		}
@@ -164,7 +176,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 		dir = "DESC"
 	}
 	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s %s, p.id %s LIMIT ? OFFSET ?`,
-		productColumns, cond, order, dir, dir)
+		withSuppressed(productColumns, f.IncludeSuppressed), cond, order, dir, dir)
 	items, err := q.products(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	return items, total, err
 }
@@ -194,9 +206,11 @@ func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]
 
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
 	rows, err := q.query(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
-		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories
+		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories,
+		t.rule_id, coalesce(t.state, ''), coalesce(t.justification, ''), t.expires_at, coalesce(t.suppresses, 0)
 		FROM matches m JOIN products p ON p.id = m.product_id
 		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id
+		LEFT JOIN triage_findings t ON t.product_id = m.product_id AND t.cve_id = m.cve_id
 		WHERE m.product_id = ? AND p.organization_id = ?
 		ORDER BY c.score IS NULL, c.score DESC, m.cve_id`, productID, orgID)
 	if err != nil {
@@ -207,10 +221,17 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 	for rows.Next() {
 		var v appliance.ProductVulnerability
 		var score sql.NullFloat64
-		var due sql.NullString
+		var due, expires sql.NullString
+		var rule sql.NullInt64
+		var tr appliance.TriageState
 		if err := rows.Scan(&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
-			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories); err != nil {
+			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories,
+			&rule, &tr.State, &tr.Justification, &expires, &tr.Suppresses); err != nil {
 			return nil, err
+		}
+		if rule.Valid {
+			tr.RuleID, tr.ExpiresAt = rule.Int64, nullTime(expires)
+			v.Triage = &tr
 		}
 		v.Score, v.HasScore, v.KEVDue = score.Float64, score.Valid, nullTime(due)
 		out = append(out, v)

@@ -1,0 +1,1 @@
+-- reserved for exposure counts (UI issue)
