@@ -177,6 +177,7 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.deps.Triage = triage.NewService(st, nil)
 	a.deps.Remediation.OnStatusChange(a.deps.Triage.ForAssignment)
 	a.deps.Inventory.OnFindingsChanged(a.findingsChanged)
+	a.deps.Containers.OnFindingsChanged(a.applyTriage)
 	return a, nil
 }
 
@@ -210,10 +211,15 @@ func (a *app) start(ctx context.Context) error {
 // findingsChanged re-applies the triage rules to the new findings, then closes the
 // assignments whose finding disappeared.
 func (a *app) findingsChanged(ctx context.Context) {
+	a.applyTriage(ctx)
+	a.autoResolve(ctx)
+}
+
+// applyTriage re-applies the triage rules to changed findings.
+func (a *app) applyTriage(ctx context.Context) {
 	if err := a.deps.Triage.Refresh(ctx); err != nil {
 		a.log.Error("applying triage rules to changed findings failed", slog.Any("error", err))
 	}
-	a.autoResolve(ctx)
 }
 
 // autoResolve closes the assignments whose finding disappeared.

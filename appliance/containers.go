@@ -40,6 +40,7 @@ type ContainerFinding struct {
 	Score            float64
 	HasScore         bool
 	KEV              bool
+	Triage           *TriageState // the decision in force, nil when none (read only)
 }
 
 // ContainerFilter selects one organization's images; Severity (uppercase) keeps images with
@@ -49,7 +50,9 @@ type ContainerFilter struct {
 	Severity       string
 	Search         string
 	Hostname       string
-	Page, PerPage  int
+	// IncludeSuppressed counts findings a triage rule suppresses (they count nowhere otherwise).
+	IncludeSuppressed bool
+	Page, PerPage     int
 }
 
 // ContainerReader looks up scanned images, always within one organization.

@@ -54,18 +54,24 @@ func (t *TriageState) SuppressedAt(now time.Time) bool {
 	return t != nil && t.Suppresses && (t.ExpiresAt.IsZero() || now.Before(t.ExpiresAt))
 }
 
-// TriageFinding is a current finding with what rules need to decide about it.
+// TriageFinding is a current finding with what rules need to decide about it: a product's
+// match, or a package of a scanned container image (ContainerImageID set; Product then holds
+// the package: Vendor the scanner's package type, Name the package, Version the installed one).
 type TriageFinding struct {
-	ProductID int64
-	Product   Product // lean: identity, version, package facts
-	CVEID     string
-	AssetIDs  []int64 // hosts that have the product now
+	ProductID        int64
+	ContainerImageID int64
+	Product          Product // lean: identity, version, package facts
+	CVEID            string
+	AssetIDs         []int64 // hosts that have the product (or run the image) now
 }
 
-// AppliedTriage is a decision recorded on one finding.
+// AppliedTriage is a decision recorded on one finding: of a product (ProductID, CVEID) or of
+// a container image's package (ContainerImageID, CVEID, PackageName).
 type AppliedTriage struct {
-	ProductID int64
-	CVEID     string
+	ProductID        int64
+	ContainerImageID int64
+	PackageName      string
+	CVEID            string
 	TriageState
 }
 

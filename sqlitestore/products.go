@@ -22,12 +22,14 @@ const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.
 const notSuppressed = `NOT EXISTS (SELECT 1 FROM triage_findings t WHERE t.product_id = m.product_id
 	AND t.cve_id = m.cve_id AND t.suppresses = 1)`
 
-// withSuppressed drops the triage condition from a query part, to count suppressed findings too.
+// withSuppressed drops the triage conditions (notSuppressed, imageNotSuppressed) from a query
+// part, to count suppressed findings too.
 func withSuppressed(part string, include bool) string {
 	if !include {
 		return part
 	}
-	return strings.ReplaceAll(part, " AND "+notSuppressed, "")
+	part = strings.ReplaceAll(part, " AND "+notSuppressed, "")
+	return strings.ReplaceAll(part, " AND "+imageNotSuppressed, "")
 }
 
 func scanProduct(s scanner) (appliance.Product, error) {
@@ -207,7 +209,7 @@ func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
 	rows, err := q.query(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
 		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories,
-		t.rule_id, coalesce(t.state, ''), coalesce(t.justification, ''), t.expires_at, coalesce(t.suppresses, 0)
+		`+triageColumns+`
 		FROM matches m JOIN products p ON p.id = m.product_id
 		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id
 		LEFT JOIN triage_findings t ON t.product_id = m.product_id AND t.cve_id = m.cve_id
@@ -221,18 +223,13 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 	for rows.Next() {
 		var v appliance.ProductVulnerability
 		var score sql.NullFloat64
-		var due, expires sql.NullString
-		var rule sql.NullInt64
-		var tr appliance.TriageState
-		if err := rows.Scan(&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
-			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories,
-			&rule, &tr.State, &tr.Justification, &expires, &tr.Suppresses); err != nil {
+		var due sql.NullString
+		var tr triageScan
+		if err := rows.Scan(append([]any{&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
+			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories}, tr.dest()...)...); err != nil {
 			return nil, err
 		}
-		if rule.Valid {
-			tr.RuleID, tr.ExpiresAt = rule.Int64, nullTime(expires)
-			v.Triage = &tr
-		}
+		v.Triage = tr.state()
 		v.Score, v.HasScore, v.KEVDue = score.Float64, score.Valid, nullTime(due)
 		out = append(out, v)
 	}

@@ -160,23 +160,68 @@ func (q *queries) TriageFindings(ctx context.Context, orgID int64) ([]appliance.
 		}
 		out = append(out, f)
 	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	images, err := q.containerTriageFindings(ctx, orgID)
+	return append(out, images...), err
+}
+
+// containerTriageFindings lists the organization's container findings, one per (image, CVE,
+// package), with the host of the image when one reported an inventory.
+func (q *queries) containerTriageFindings(ctx context.Context, orgID int64) ([]appliance.TriageFinding, error) {
+	rows, err := q.query(ctx, `SELECT v.container_image_id, v.cve_id, v.package_name, min(v.installed_version), min(v.type),
+		coalesce((SELECT a.id FROM assets a WHERE a.organization_id = ci.organization_id AND a.hostname = ci.hostname), 0)
+		FROM container_vulnerabilities v JOIN container_images ci ON ci.id = v.container_image_id
+		WHERE ci.organization_id = ? GROUP BY v.container_image_id, v.cve_id, v.package_name
+		ORDER BY v.container_image_id, v.cve_id, v.package_name`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []appliance.TriageFinding
+	for rows.Next() {
+		f := appliance.TriageFinding{Product: appliance.Product{OrganizationID: orgID}}
+		var host int64
+		if err := rows.Scan(&f.ContainerImageID, &f.CVEID, &f.Product.Name, &f.Product.Version, &f.Product.Vendor, &host); err != nil {
+			return nil, err
+		}
+		if host != 0 {
+			f.AssetIDs = []int64{host}
+		}
+		out = append(out, f)
+	}
 	return out, rows.Err()
 }
 
 // TriageOrganizations lists the organizations with live rules or recorded decisions.
 func (q *queries) TriageOrganizations(ctx context.Context) ([]int64, error) {
 	return q.ids(ctx, `SELECT organization_id FROM triage_rules WHERE deleted_at IS NULL
-		UNION SELECT p.organization_id FROM triage_findings t JOIN products p ON p.id = t.product_id ORDER BY 1`)
+		UNION SELECT p.organization_id FROM triage_findings t JOIN products p ON p.id = t.product_id
+		UNION SELECT ci.organization_id FROM triage_container_findings t JOIN container_images ci ON ci.id = t.container_image_id
+		ORDER BY 1`)
 }
 
 func (q *queries) ReplaceAppliedTriage(ctx context.Context, orgID int64, ds []appliance.AppliedTriage) error {
 	if _, err := q.exec(ctx, `DELETE FROM triage_findings WHERE product_id IN (SELECT id FROM products WHERE organization_id = ?)`, orgID); err != nil {
 		return err
 	}
+	if _, err := q.exec(ctx, `DELETE FROM triage_container_findings
+		WHERE container_image_id IN (SELECT id FROM container_images WHERE organization_id = ?)`, orgID); err != nil {
+		return err
+	}
 	for _, d := range ds {
-		if _, err := q.exec(ctx, `INSERT INTO triage_findings (product_id, cve_id, rule_id, state, justification, expires_at, suppresses)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, d.ProductID, d.CVEID, d.RuleID, d.State, d.Justification, timeOrNull(d.ExpiresAt),
-			d.Suppresses); err != nil {
+		var err error
+		if d.ContainerImageID != 0 {
+			_, err = q.exec(ctx, `INSERT INTO triage_container_findings (container_image_id, cve_id, package_name, rule_id, state,
+				justification, expires_at, suppresses) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, d.ContainerImageID, d.CVEID, d.PackageName,
+				d.RuleID, d.State, d.Justification, timeOrNull(d.ExpiresAt), d.Suppresses)
+		} else {
+			_, err = q.exec(ctx, `INSERT INTO triage_findings (product_id, cve_id, rule_id, state, justification, expires_at, suppresses)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, d.ProductID, d.CVEID, d.RuleID, d.State, d.Justification, timeOrNull(d.ExpiresAt),
+				d.Suppresses)
+		}
+		if err != nil {
 			return translate(err)
 		}
 	}
@@ -184,8 +229,11 @@ func (q *queries) ReplaceAppliedTriage(ctx context.Context, orgID int64, ds []ap
 }
 
 func (q *queries) TriageExpiredBy(ctx context.Context, now time.Time) ([]int64, error) {
-	return q.ids(ctx, `SELECT DISTINCT p.organization_id FROM triage_findings t JOIN products p ON p.id = t.product_id
-		WHERE t.expires_at IS NOT NULL AND t.expires_at <= ? ORDER BY 1`, fmtTime(now))
+	at := fmtTime(now)
+	return q.ids(ctx, `SELECT p.organization_id FROM triage_findings t JOIN products p ON p.id = t.product_id
+		WHERE t.expires_at IS NOT NULL AND t.expires_at <= ?
+		UNION SELECT ci.organization_id FROM triage_container_findings t JOIN container_images ci ON ci.id = t.container_image_id
+		WHERE t.expires_at IS NOT NULL AND t.expires_at <= ? ORDER BY 1`, at, at)
 }
 
 // ids runs a query of one integer column.
@@ -210,4 +258,28 @@ func (q *queries) TriageHost(ctx context.Context, orgID, assetID int64) (applian
 	var a appliance.AssetRef
 	err := q.queryRow(ctx, `SELECT id, hostname FROM assets WHERE id = ? AND organization_id = ?`, assetID, orgID).Scan(&a.ID, &a.Hostname)
 	return a, translate(err)
+}
+
+// triageColumns are the decision joined as t beside a finding (NULL when none).
+const triageColumns = `t.rule_id, coalesce(t.state, ''), coalesce(t.justification, ''), t.expires_at, coalesce(t.suppresses, 0)`
+
+// triageScan receives triageColumns.
+type triageScan struct {
+	rule    sql.NullInt64
+	expires sql.NullString
+	st      appliance.TriageState
+}
+
+func (s *triageScan) dest() []any {
+	return []any{&s.rule, &s.st.State, &s.st.Justification, &s.expires, &s.st.Suppresses}
+}
+
+// state is the decision scanned, nil when none.
+func (s *triageScan) state() *appliance.TriageState {
+	if !s.rule.Valid {
+		return nil
+	}
+	st := s.st
+	st.RuleID, st.ExpiresAt = s.rule.Int64, nullTime(s.expires)
+	return &st
 }

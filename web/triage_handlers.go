@@ -221,19 +221,9 @@ func (s *Server) previewTriageRule(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	type changeJSON struct {
-		ProductID int64       `json:"product_id"`
-		Product   string      `json:"product"`
-		Version   string      `json:"version"`
-		CVEID     string      `json:"cve_id"`
-		From      *triageJSON `json:"from"`
-		To        *triageJSON `json:"to"`
-	}
-	now := s.triage.Now()
-	out := make([]changeJSON, 0, len(changes))
+	out := make([]triageChangeJSON, 0, len(changes))
 	for _, c := range changes {
-		out = append(out, changeJSON{ProductID: c.Product.ID, Product: c.Product.Name, Version: c.Product.Version, CVEID: c.CVEID,
-			From: toTriageJSON(c.From, now), To: toTriageJSON(c.To, now)})
+		out = append(out, toTriageChangeJSON(c, s.triage.Now()))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"changes": out, "total": len(out)})
 }
@@ -285,4 +275,29 @@ func (s *Server) visibleDetail(d inventory.ProductDetail, include bool) productD
 		d.Vulnerabilities = kept
 	}
 	return toProductDetailJSON(d, now)
+}
+
+// triageChangeJSON is a finding a previewed rule would change: a product's (product_id) or a
+// container image's package (container_image_id).
+type triageChangeJSON struct {
+	ProductID        *int64      `json:"product_id"`
+	ContainerImageID *int64      `json:"container_image_id"`
+	Product          string      `json:"product"`
+	Version          string      `json:"version"`
+	CVEID            string      `json:"cve_id"`
+	From             *triageJSON `json:"from"`
+	To               *triageJSON `json:"to"`
+}
+
+func toTriageChangeJSON(c triage.Change, now time.Time) triageChangeJSON {
+	j := triageChangeJSON{Product: c.Product.Name, Version: c.Product.Version, CVEID: c.CVEID,
+		From: toTriageJSON(c.From, now), To: toTriageJSON(c.To, now)}
+	if c.ContainerImageID != 0 {
+		id := c.ContainerImageID
+		j.ContainerImageID = &id
+	} else {
+		id := c.Product.ID
+		j.ProductID = &id
+	}
+	return j
 }

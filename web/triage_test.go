@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 	"github.com/vulnkeeper/vulnkeeper/appliance/triage"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
@@ -18,14 +19,16 @@ import (
 func withTriage(clk *fakeClock, into **triage.Service) envOption {
 	return withDeps(func(t testing.TB, d *Deps, st *sqlitestore.Store) {
 		svc := triage.NewService(st, clk.Now)
-		d.Triage, d.Remediation, *into = svc, remediation.NewRemediation(st, nil), svc
+		d.Triage, d.Remediation, d.Containers, *into = svc, remediation.NewRemediation(st, nil), containers.NewContainers(st, nil), svc
 		d.Remediation.OnStatusChange(svc.ForAssignment)
+		refresh := func(ctx context.Context) {
+			if err := svc.Refresh(ctx); err != nil {
+				t.Errorf("refresh triage: %v", err)
+			}
+		}
+		d.Containers.OnFindingsChanged(refresh)
 		if d.Inventory != nil {
-			d.Inventory.OnFindingsChanged(func(ctx context.Context) {
-				if err := svc.Refresh(ctx); err != nil {
-					t.Errorf("refresh triage: %v", err)
-				}
-			})
+			d.Inventory.OnFindingsChanged(refresh)
 		}
 	})
 }
@@ -119,14 +122,8 @@ func triageOf(p productDetailJSON, cve string) (*triageJSON, bool) {
 type ruleListJSON = listResponse[triageRuleJSON]
 
 type previewJSON struct {
-	Changes []struct {
-		ProductID int64       `json:"product_id"`
-		Version   string      `json:"version"`
-		CVEID     string      `json:"cve_id"`
-		From      *triageJSON `json:"from"`
-		To        *triageJSON `json:"to"`
-	} `json:"changes"`
-	Total int `json:"total"`
+	Changes []triageChangeJSON `json:"changes"`
+	Total   int                `json:"total"`
 }
 
 type historyJSON struct {
@@ -348,4 +345,87 @@ func TestTriageFromRemediationAndFinding(t *testing.T) {
 	// The shortcut's rule covers every version of openssl, the assignment's too.
 	wantCounts(t, w.alice, "", "Google Chrome 116.0.5845.96=1")
 	wantCounts(t, w.alice, "include_suppressed=true", "Google Chrome 116.0.5845.96=1", "openssl 1.1.1k=2", "openssl 1.1.1m=1")
+}
+
+// nginx is acme's nginx image record as listed and in detail.
+func (w *triageWorld) nginx(t *testing.T, include bool) (containerJSON, containerDetailJSON) {
+	t.Helper()
+	q := fmt.Sprintf("include_suppressed=%v", include)
+	for _, img := range decodeBody[listResponse[containerJSON]](t, w.alice.do(t, "GET", "/api/containers?"+q, nil)).Items {
+		if img.ImageName == "nginx" {
+			return img, decodeBody[containerDetailJSON](t, w.alice.do(t, "GET", fmt.Sprintf("/api/containers/%d?%s", img.ID, q), nil))
+		}
+	}
+	t.Fatal("no nginx image")
+	return containerJSON{}, containerDetailJSON{}
+}
+
+// findings counts d's findings of cve by severity, and how many carry state.
+func findings(d containerDetailJSON, cve, state string) (map[string]int, int) {
+	bySeverity, decided := map[string]int{}, 0
+	for _, v := range d.Vulnerabilities {
+		if v.CVEID == cve {
+			bySeverity[v.Severity]++
+			if v.Triage != nil && v.Triage.State == state {
+				decided++
+			}
+		}
+	}
+	return bySeverity, decided
+}
+
+func TestTriageContainerFindings(t *testing.T) {
+	w := newTriageWorld(t)
+	scan := scanFixture(t)
+	if res := w.acme.do(t, "POST", "/api/agent/container-scan", scan); res.Status != 200 {
+		t.Fatalf("scan: %d %s", res.Status, res.Body)
+	}
+	before, detail := w.nginx(t, false)
+	crit, _ := findings(detail, "CVE-2021-3711", "")
+	high, _ := findings(detail, "CVE-2022-0778", "")
+	if crit["CRITICAL"] == 0 || high["HIGH"] == 0 {
+		t.Fatalf("the fixture's nginx lacks its openssl findings: %+v", detail.Vulnerabilities)
+	}
+	runScenarios(t, []scenario{
+		{"organization rule", "POST", "/api/triage/rules", ruleBody("CVE-2021-3711", "organization", "false_positive", nil), w.alice, 201, nil},
+		{"package rule", "POST", "/api/triage/rules/preview", ruleBody("CVE-2022-0778", "product", "not_affected",
+			map[string]any{"product": "product:debian/libssl1.1", "justification": "vulnerable_code_not_in_execute_path"}), w.alice, 200,
+			func(t *testing.T, res response) {
+				p := decodeBody[previewJSON](t, res)
+				if p.Total == 0 || p.Changes[0].ProductID != nil || p.Changes[0].ContainerImageID == nil || *p.Changes[0].ContainerImageID != before.ID {
+					t.Errorf("preview %+v, want nginx's libssl1.1", p)
+				}
+			}},
+		{"save it", "POST", "/api/triage/rules", ruleBody("CVE-2022-0778", "product", "not_affected",
+			map[string]any{"product": "product:debian/libssl1.1", "justification": "vulnerable_code_not_in_execute_path"}), w.alice, 201, nil},
+	})
+	check := func(t *testing.T) {
+		t.Helper()
+		after, detail := w.nginx(t, false)
+		if after.VulnerabilityCount.Critical != before.VulnerabilityCount.Critical-crit["CRITICAL"] ||
+			after.VulnerabilityCount.High != before.VulnerabilityCount.High-high["HIGH"] {
+			t.Errorf("counts %+v, were %+v; want %d critical and %d high fewer", after.VulnerabilityCount, before.VulnerabilityCount,
+				crit["CRITICAL"], high["HIGH"])
+		}
+		if got, _ := findings(detail, "CVE-2021-3711", ""); len(got) != 0 {
+			t.Errorf("suppressed findings listed: %v", got)
+		}
+		full, detail := w.nginx(t, true)
+		if full.VulnerabilityCount != before.VulnerabilityCount {
+			t.Errorf("counts with include_suppressed %+v, want %+v", full.VulnerabilityCount, before.VulnerabilityCount)
+		}
+		if got, decided := findings(detail, "CVE-2022-0778", "not_affected"); got["HIGH"] != high["HIGH"] || decided != high["HIGH"] {
+			t.Errorf("include_suppressed lists %v with %d decided, want %d high all not_affected", got, decided, high["HIGH"])
+		}
+	}
+	check(t)
+	// The same scan again keeps the decisions.
+	if res := w.acme.do(t, "POST", "/api/agent/container-scan", scan); res.Status != 200 {
+		t.Fatalf("rescan: %d %s", res.Status, res.Body)
+	}
+	check(t)
+	runScenarios(t, []scenario{
+		{"bad include_suppressed", "GET", "/api/containers?include_suppressed=maybe", nil, w.alice, 400, wantField("include_suppressed")},
+		{"bad include_suppressed on a product", "GET", "/api/products?include_suppressed=maybe", nil, w.alice, 400, wantField("include_suppressed")},
+	})
 }

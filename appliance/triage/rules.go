@@ -319,8 +319,17 @@ func Apply(rules []appliance.TriageRule, findings []appliance.TriageFinding, now
 	var out []appliance.AppliedTriage
 	for _, f := range findings {
 		if st := Decide(rules, f, now); st != nil {
-			out = append(out, appliance.AppliedTriage{ProductID: f.ProductID, CVEID: f.CVEID, TriageState: *st})
+			out = append(out, appliance.AppliedTriage{ProductID: f.ProductID, ContainerImageID: f.ContainerImageID,
+				PackageName: packageName(f), CVEID: f.CVEID, TriageState: *st})
 		}
 	}
 	return out
+}
+
+// packageName is the package a container finding is about ("" for a product's finding).
+func packageName(f appliance.TriageFinding) string {
+	if f.ContainerImageID == 0 {
+		return ""
+	}
+	return f.Product.Name
 }

@@ -227,9 +227,10 @@ func (s *Service) Delete(ctx context.Context, actor appliance.User, id int64) er
 
 // Change is a finding whose decision a rule would change.
 type Change struct {
-	Product  appliance.Product
-	CVEID    string
-	From, To *appliance.TriageState
+	Product          appliance.Product // for a container finding: the package (see TriageFinding)
+	ContainerImageID int64             // a container finding's image record, 0 for a product's
+	CVEID            string
+	From, To         *appliance.TriageState
 }
 
 // Preview is a dry run: the current findings whose decision would change if the rule were
@@ -262,7 +263,7 @@ func (s *Service) Preview(ctx context.Context, actor appliance.User, replaceID i
 			to.RuleID = 0 // not saved yet
 		}
 		if !sameState(from, to) {
-			out = append(out, Change{Product: f.Product, CVEID: f.CVEID, From: from, To: to})
+			out = append(out, Change{Product: f.Product, ContainerImageID: f.ContainerImageID, CVEID: f.CVEID, From: from, To: to})
 		}
 	}
 	return out, nil

@@ -51,3 +51,17 @@ CREATE TABLE triage_findings (
     PRIMARY KEY (product_id, cve_id)
 ) WITHOUT ROWID;
 CREATE INDEX triage_findings_expiry_idx ON triage_findings(expires_at) WHERE expires_at IS NOT NULL;
+
+-- The decision in force on each container finding (image record, CVE, package) a rule covers;
+-- keyed by what a rescan keeps, so the same findings again keep their decision.
+CREATE TABLE triage_container_findings (
+    container_image_id INTEGER NOT NULL REFERENCES container_images(id) ON DELETE CASCADE,
+    cve_id             TEXT NOT NULL,
+    package_name       TEXT NOT NULL,
+    rule_id            INTEGER NOT NULL REFERENCES triage_rules(id) ON DELETE CASCADE,
+    state              TEXT NOT NULL,
+    justification      TEXT NOT NULL DEFAULT '',
+    expires_at         TEXT,
+    suppresses         INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (container_image_id, cve_id, package_name)
+) WITHOUT ROWID;
