@@ -62,6 +62,8 @@ func (s *Server) routeTable() []route {
 		{"DELETE", "/api/triage/rules/:id", s.person(stageFull, l.global), fn(s.deleteTriageRule)},
 		{"GET", "/api/triage/rules/:id/history", s.person(stageFull, l.global), fn(s.triageRuleHistory)},
 		{"POST", "/api/products/:id/findings/:cve/triage", s.person(stageFull, l.global), fn(s.triageFinding)},
+		{"GET", "/api/vex", s.person(stageFull, l.global), fn(s.exportVEX)},
+		{"POST", "/api/vex", s.person(stageFull, l.global), fn(s.importVEX)},
 
 		{"GET", "/api/kb/status", s.person(stageFull, l.global), fn(s.kbStatus)},
 

@@ -95,11 +95,8 @@ func (s *Service) ForAssignment(ctx context.Context, tx appliance.Tx, actor appl
 	if err != nil {
 		return err
 	}
-	for _, old := range rules {
-		inForce := old.ExpiresAt.IsZero() || now.Before(old.ExpiresAt)
-		if inForce && old.CVEID == r.CVEID && old.Scope == r.Scope && old.Product == r.Product && old.State == r.State {
-			return nil
-		}
+	if hasSame(rules, r, now) {
+		return nil
 	}
 	if _, err := s.create(ctx, tx, actor, r); err != nil {
 		return err

@@ -112,8 +112,8 @@ func validateScope(r *appliance.TriageRule) error {
 				return appliance.Invalid(field, "format", "%s is not a version", field)
 			}
 		}
-		if r.VersionStart != "" && r.VersionEnd != "" && version.Compare(r.VersionStart, r.VersionEnd) >= 0 {
-			return appliance.Invalid("version_end", "range", "version_end must be after version_start")
+		if r.VersionStart != "" && r.VersionEnd != "" && version.Compare(r.VersionStart, r.VersionEnd) > 0 {
+			return appliance.Invalid("version_end", "range", "version_end must be after version_start (equal bounds name one version)")
 		}
 	case ScopeHost:
 		if r.AssetID <= 0 || r.VersionStart != "" || r.VersionEnd != "" {
@@ -227,13 +227,18 @@ func Applies(r appliance.TriageRule, f appliance.TriageFinding, assetID int64) b
 		if r.VersionStart != "" && version.Compare(v, r.VersionStart) < 0 {
 			return false
 		}
-		if r.VersionEnd != "" && version.Compare(v, r.VersionEnd) >= 0 {
+		if r.VersionEnd != "" && version.Compare(v, r.VersionEnd) >= 0 && !exactly(r, v) {
 			return false
 		}
 	case ScopeHost:
 		return assetID != 0 && assetID == r.AssetID
 	}
 	return true
+}
+
+// exactly reports whether r names one version (equal bounds) and v is it.
+func exactly(r appliance.TriageRule, v string) bool {
+	return r.VersionStart == r.VersionEnd && version.Compare(v, r.VersionEnd) == 0
 }
 
 // rank orders rules by specificity: a narrower scope wins, then the newer rule.

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	openvex "github.com/openvex/go-vex/pkg/vex"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
@@ -92,6 +94,7 @@ func TestDecide(t *testing.T) {
 	host1 := appliance.TriageRule{ID: 7, CVEID: cve, Scope: ScopeHost, AssetID: 1, State: StateFalsePositive}
 	host2 := appliance.TriageRule{ID: 8, CVEID: cve, Scope: ScopeHost, AssetID: 2, State: StateFalsePositive}
 	host2Other := appliance.TriageRule{ID: 9, CVEID: cve, Scope: ScopeHost, AssetID: 2, State: StateExploitable}
+	exact := appliance.TriageRule{ID: 11, CVEID: cve, Scope: ScopeVersionRange, Product: product, VersionStart: "1.1.1k", VersionEnd: "1.1.1k", State: StateNotAffected}
 	expired := appliance.TriageRule{ID: 10, CVEID: cve, Scope: ScopeVersionRange, Product: product, VersionEnd: "9", State: StateAcceptedRisk, ExpiresAt: now}
 	for _, tc := range []struct {
 		name     string
@@ -114,6 +117,8 @@ func TestDecide(t *testing.T) {
 		{"hosts disagree", []appliance.TriageRule{host1, host2Other}, finding("1.1.1k", 1, 2), 0},
 		{"hosts disagree, product decides", []appliance.TriageRule{prod, host1, host2Other}, finding("1.1.1k", 1, 2), 2},
 		{"no host has it", []appliance.TriageRule{host1}, finding("1.1.1k"), 0},
+		{"exactly the version", []appliance.TriageRule{exact}, finding("1.1.1k", 1), 11},
+		{"not the next one", []appliance.TriageRule{exact}, finding("1.1.1l", 1), 0},
 		{"expired", []appliance.TriageRule{expired}, finding("1.1.1k", 1), 0},
 		{"expired leaves the next one", []appliance.TriageRule{org, expired}, finding("1.1.1k", 1), 1},
 	} {
@@ -129,5 +134,26 @@ func TestDecide(t *testing.T) {
 				t.Errorf("suppresses = %v for %s", got.Suppresses, got.State)
 			}
 		})
+	}
+}
+
+func TestSplitComponent(t *testing.T) {
+	for _, tc := range []struct{ id, identity, version string }{
+		{"cpe:2.3:a:openssl:openssl:1.1.1k:*:*:*:*:*:*:*", "cpe:2.3:a:openssl:openssl", "1.1.1k"},
+		{"cpe:2.3:a:openssl:openssl:*:*:*:*:*:*:*:*", "cpe:2.3:a:openssl:openssl", ""},
+		{"pkg:npm/%40angular/core@16.0.0?x=1", "pkg:npm/@angular/core", "16.0.0"},
+		{"pkg:maven/org.apache/log4j-core", "pkg:maven/org.apache/log4j-core", ""},
+	} {
+		id, v, err := splitComponent(openvex.Component{ID: tc.id})
+		if err != nil || id != tc.identity || v != tc.version {
+			t.Errorf("splitComponent(%q) = %q, %q, %v; want %q, %q", tc.id, id, v, err, tc.identity, tc.version)
+		}
+		c, ok := componentOf(id, v)
+		if back, bv, _ := splitComponent(c); !ok || back != id || bv != v {
+			t.Errorf("componentOf(%q, %q) = %q does not read back", id, v, c.ID)
+		}
+	}
+	if _, _, err := splitComponent(openvex.Component{ID: "https://example.com/product"}); err == nil {
+		t.Error("an IRI that is neither a CPE nor a package URL was accepted")
 	}
 }

@@ -13,6 +13,7 @@ import (
 // Store is what the triage service reads, and the transaction it writes in.
 type Store interface {
 	appliance.TriageReader
+	OrganizationByID(ctx context.Context, id int64) (appliance.Organization, error)
 	ProductByID(ctx context.Context, orgID, id int64) (appliance.Product, error)
 	ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error)
 	appliance.Transactor
