@@ -64,7 +64,7 @@ func (c *cli) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&c.configFile, "config", "", "configuration file (YAML)")
 	root.AddCommand(c.serveCommand(), c.quickstartCommand(), c.orgCommand(), c.userCommand(), c.agentKeyCommand(),
 		c.feedCommand(), c.catalogCommand(), c.licenseCommand(), c.kbCommand(), c.configCommand(), c.backupCommand(), c.versionCommand(),
-		c.agentCommand(), c.sbomCommand())
+		c.agentCommand(), c.sbomCommand(), c.vexCommand())
 	return root
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+	"github.com/vulnkeeper/vulnkeeper/appliance/triage"
 
 	"github.com/spf13/cobra"
 
@@ -175,7 +176,10 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.deps.Containers, a.deps.Remediation = containers.NewContainers(st, log), remediation.NewRemediation(st, log)
 	a.deps.KBSync = kb.NewClient(st, web.NewKBClient(), cfg.License, log)
 	a.deps.Feeds = feeds.NewSyncer(st, web.NewFeedClient(web.FeedClientOptions{AllowHTTP: cfg.Feeds.AllowHTTP}), cfg.Feeds, log)
-	a.deps.Inventory.OnFindingsChanged(a.autoResolve)
+	a.deps.Triage = triage.NewService(st, nil)
+	a.deps.Remediation.OnStatusChange(a.deps.Triage.ForAssignment)
+	a.deps.Inventory.OnFindingsChanged(a.findingsChanged)
+	a.deps.Containers.OnFindingsChanged(a.applyTriage)
 	return a, nil
 }
 
@@ -197,6 +201,7 @@ func (a *app) start(ctx context.Context) error {
 		return err
 	}
 	go watchImports(ctx, a.st, inv, a.log, defaultImportWatch)
+	go sweepTriage(ctx, a.deps.Triage, a.log)
 	go a.deps.KBSync.Run(ctx, func(ctx context.Context) {
 		if err := inv.Refresh(ctx); err != nil {
 			a.log.Error("refresh after a KB sync failed", slog.Any("error", err))
@@ -208,6 +213,20 @@ func (a *app) start(ctx context.Context) error {
 		}
 	})
 	return nil
+}
+
+// findingsChanged re-applies the triage rules to the new findings, then closes the
+// assignments whose finding disappeared.
+func (a *app) findingsChanged(ctx context.Context) {
+	a.applyTriage(ctx)
+	a.autoResolve(ctx)
+}
+
+// applyTriage re-applies the triage rules to changed findings.
+func (a *app) applyTriage(ctx context.Context) {
+	if err := a.deps.Triage.Refresh(ctx); err != nil {
+		a.log.Error("applying triage rules to changed findings failed", slog.Any("error", err))
+	}
 }
 
 // autoResolve closes the assignments whose finding disappeared.
@@ -223,6 +242,23 @@ func (a *app) autoResolve(ctx context.Context) {
 func (a *app) close() {
 	if a.index != nil {
 		a.index.Close()
+	}
+}
+
+// sweepTriage lets lapsed triage decisions go every minute (and once at start), so a finding
+// whose accepted risk expired counts again.
+func sweepTriage(ctx context.Context, svc *triage.Service, log *slog.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		if _, err := svc.Sweep(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			log.Warn("letting lapsed triage decisions go failed", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 

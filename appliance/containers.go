@@ -40,7 +40,8 @@ type ContainerFinding struct {
 	Score            float64
 	HasScore         bool
 	KEV              bool
-	EPSS             *EPSSScore // nil when EPSS has no score for the CVE
+	EPSS             *EPSSScore   // nil when EPSS has no score for the CVE
+	Triage           *TriageState // the decision in force, nil when none (read only)
 }
 
 // ContainerFilter selects one organization's images; Severity (uppercase) keeps images with
@@ -50,7 +51,9 @@ type ContainerFilter struct {
 	Severity       string
 	Search         string
 	Hostname       string
-	Page, PerPage  int
+	// IncludeSuppressed counts findings a triage rule suppresses (they count nowhere otherwise).
+	IncludeSuppressed bool
+	Page, PerPage     int
 }
 
 // ContainerReader looks up scanned images, always within one organization.

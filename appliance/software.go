@@ -124,6 +124,7 @@ type ProductVulnerability struct {
 	Description string
 	EPSS        *EPSSScore // nil when EPSS has no score for the CVE
 	Finding
+	Triage *TriageState // the decision in force, nil when none
 }
 
 // CVERecord is a CVE as stored; Configurations is the nvd package's compact encoding.
@@ -177,12 +178,14 @@ type ProductFilter struct {
 	HasVulnerabilities *bool
 	// Installed keeps products a host has now (true) or history: products no host has now,
 	// such as one every host uninstalled (false); nil keeps both.
-	Installed     *bool
-	Resolution    ResolutionMethod
-	FixAvailable  *bool  // some finding has a fixed version (with Ubuntu Pro counts)
-	Sort          string // name, vendor, created_at, criticality, updated_at, version
-	Desc          bool
-	Page, PerPage int
+	Installed    *bool
+	Resolution   ResolutionMethod
+	FixAvailable *bool // some finding has a fixed version (with Ubuntu Pro counts)
+	// IncludeSuppressed counts findings a triage rule suppresses (they count nowhere otherwise).
+	IncludeSuppressed bool
+	Sort              string // name, vendor, created_at, criticality, updated_at, version
+	Desc              bool
+	Page, PerPage     int
 }
 
 // Override is an identity confirmed by a person for a normalized reported pair.

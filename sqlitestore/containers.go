@@ -10,12 +10,17 @@ import (
 
 const containerColumns = `ci.id, ci.organization_id, ci.hostname, ci.image_name, ci.image_tag, ci.image_id, ci.digest,
 	ci.scanner, ci.last_scanned, ci.created_at,
-	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'CRITICAL'),
-	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'HIGH'),
-	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'MEDIUM'),
-	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'LOW'),
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'CRITICAL' AND ` + imageNotSuppressed + `),
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'HIGH' AND ` + imageNotSuppressed + `),
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'MEDIUM' AND ` + imageNotSuppressed + `),
+	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = 'LOW' AND ` + imageNotSuppressed + `),
 	(SELECT count(*) FROM container_vulnerabilities v WHERE v.container_image_id = ci.id
-		AND v.severity NOT IN ('CRITICAL', 'HIGH', 'MEDIUM', 'LOW'))`
+		AND v.severity NOT IN ('CRITICAL', 'HIGH', 'MEDIUM', 'LOW') AND ` + imageNotSuppressed + `)`
+
+// imageNotSuppressed holds for a container finding v that no triage decision takes out of
+// counts (triage.go).
+const imageNotSuppressed = `NOT EXISTS (SELECT 1 FROM triage_container_findings t WHERE t.container_image_id = v.container_image_id
+	AND t.cve_id = v.cve_id AND t.package_name = v.package_name AND t.suppresses = 1)`
 
 func scanContainerImage(s scanner) (appliance.ContainerImage, error) {
 	var img appliance.ContainerImage
@@ -33,7 +38,7 @@ func (q *queries) ListContainerImages(ctx context.Context, f appliance.Container
 	if err := q.queryRow(ctx, `SELECT count(*) FROM container_images ci WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT `+containerColumns+` FROM container_images ci WHERE `+cond+`
+	rows, err := q.query(ctx, `SELECT `+withSuppressed(containerColumns, f.IncludeSuppressed)+` FROM container_images ci WHERE `+cond+`
 		ORDER BY ci.last_scanned DESC, ci.id DESC LIMIT ? OFFSET ?`, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	if err != nil {
 		return nil, 0, err
@@ -54,7 +59,8 @@ func containerConditions(f appliance.ContainerFilter) (string, []any) {
 	where := []string{"ci.organization_id = ?"}
 	args := []any{f.OrganizationID}
 	if f.Severity != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM container_vulnerabilities v WHERE v.container_image_id = ci.id AND v.severity = ?)`)
+		where = append(where, withSuppressed(`EXISTS (SELECT 1 FROM container_vulnerabilities v WHERE v.container_image_id = ci.id
+			AND v.severity = ? AND `+imageNotSuppressed+`)`, f.IncludeSuppressed))
 		args = append(args, f.Severity)
 	}
 	if f.Search != "" {
@@ -84,9 +90,11 @@ func (q *queries) ContainerImageByDigest(ctx context.Context, orgID int64, diges
 
 func (q *queries) ContainerFindings(ctx context.Context, orgID, imageID int64) ([]appliance.ContainerFinding, error) {
 	rows, err := q.query(ctx, `SELECT v.cve_id, v.package_name, v.installed_version, v.fixed_version, v.severity,
-		v.title, v.description, v.target, v.type, c.score, k.cve_id IS NOT NULL, `+epssColumns+`
+		v.title, v.description, v.target, v.type, c.score, k.cve_id IS NOT NULL, `+epssColumns+`, `+triageColumns+`
 		FROM container_vulnerabilities v JOIN container_images ci ON ci.id = v.container_image_id
 		LEFT JOIN cves c ON c.id = v.cve_id LEFT JOIN kev k ON k.cve_id = v.cve_id LEFT JOIN epss e ON e.cve_id = v.cve_id
+		LEFT JOIN triage_container_findings t ON t.container_image_id = v.container_image_id AND t.cve_id = v.cve_id
+			AND t.package_name = v.package_name
 		WHERE v.container_image_id = ? AND ci.organization_id = ?
 		ORDER BY CASE v.severity WHEN 'CRITICAL' THEN 0 WHEN 'HIGH' THEN 1 WHEN 'MEDIUM' THEN 2 WHEN 'LOW' THEN 3 ELSE 4 END,
 		v.cve_id, v.package_name, v.id`, imageID, orgID)
@@ -99,10 +107,12 @@ func (q *queries) ContainerFindings(ctx context.Context, orgID, imageID int64) (
 		var f appliance.ContainerFinding
 		var score sql.NullFloat64
 		var epss nullEPSS
-		if err := rows.Scan(append([]any{&f.CVEID, &f.PackageName, &f.InstalledVersion, &f.FixedVersion, &f.Severity, &f.Title,
-			&f.Description, &f.Target, &f.Type, &score, &f.KEV}, epss.dest()...)...); err != nil {
+		var tr triageScan
+		if err := rows.Scan(append(append([]any{&f.CVEID, &f.PackageName, &f.InstalledVersion, &f.FixedVersion, &f.Severity, &f.Title,
+			&f.Description, &f.Target, &f.Type, &score, &f.KEV}, epss.dest()...), tr.dest()...)...); err != nil {
 			return nil, err
 		}
+		f.Triage = tr.state()
 		f.Score, f.HasScore, f.EPSS = score.Float64, score.Valid, epss.value(f.CVEID)
 		out = append(out, f)
 	}

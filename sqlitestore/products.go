@@ -15,8 +15,22 @@ const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at,
 	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
-	(SELECT count(*) FROM matches m WHERE m.product_id = p.id), ` + packageColumns + `,
-	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')`
+	(SELECT count(*) FROM matches m WHERE m.product_id = p.id AND ` + notSuppressed + `), ` + packageColumns + `,
+	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed' AND ` + notSuppressed + `)`
+
+// notSuppressed holds for a match m that no triage decision takes out of counts (triage.go).
+const notSuppressed = `NOT EXISTS (SELECT 1 FROM triage_findings t WHERE t.product_id = m.product_id
+	AND t.cve_id = m.cve_id AND t.suppresses = 1)`
+
+// withSuppressed drops the triage conditions (notSuppressed, imageNotSuppressed) from a query
+// part, to count suppressed findings too.
+func withSuppressed(part string, include bool) string {
+	if !include {
+		return part
+	}
+	part = strings.ReplaceAll(part, " AND "+notSuppressed, "")
+	return strings.ReplaceAll(part, " AND "+imageNotSuppressed, "")
+}
 
 func scanProduct(s scanner) (appliance.Product, error) {
 	var p appliance.Product
@@ -116,7 +130,8 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 	if err := q.queryRow(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s LIMIT ? OFFSET ?`, productColumns, cond, productOrder(f))
+	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s LIMIT ? OFFSET ?`,
+		withSuppressed(productColumns, f.IncludeSuppressed), cond, productOrder(f))
 	items, err := q.products(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	return items, total, err
 }
@@ -125,7 +140,8 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 // as rows are read: an export holds one product at a time.
 func (q *queries) EachProduct(ctx context.Context, f appliance.ProductFilter, fn func(appliance.Product) error) error {
 	cond, args := productWhere(f)
-	rows, err := q.query(ctx, fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s`, productColumns, cond, productOrder(f)), args...)
+	rows, err := q.query(ctx, fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s`,
+		withSuppressed(productColumns, f.IncludeSuppressed), cond, productOrder(f)), args...)
 	if err != nil {
 		return err
 	}
@@ -159,7 +175,7 @@ func productWhere(f appliance.ProductFilter) (string, []any) {
 		args = append(args, f.Criticality)
 	}
 	if f.HasVulnerabilities != nil {
-		cond := "EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id)"
+		cond := withSuppressed("EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND "+notSuppressed+")", f.IncludeSuppressed)
 		if !*f.HasVulnerabilities {
 			cond = "NOT " + cond
 		}
@@ -177,7 +193,7 @@ func productWhere(f appliance.ProductFilter) (string, []any) {
 		args = append(args, f.Resolution)
 	}
 	if f.FixAvailable != nil {
-		cond := "EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')"
+		cond := withSuppressed("EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed' AND "+notSuppressed+")", f.IncludeSuppressed)
 		if !*f.FixAvailable {
 			cond = "NOT " + cond
 		}
@@ -224,9 +240,11 @@ func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]
 
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
 	rows, err := q.query(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
-		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories, `+epssColumns+`
+		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories, `+epssColumns+`,
+		`+triageColumns+`
 		FROM matches m JOIN products p ON p.id = m.product_id
 		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id LEFT JOIN epss e ON e.cve_id = m.cve_id
+		LEFT JOIN triage_findings t ON t.product_id = m.product_id AND t.cve_id = m.cve_id
 		WHERE m.product_id = ? AND p.organization_id = ?
 		ORDER BY c.score IS NULL, c.score DESC, m.cve_id`, productID, orgID)
 	if err != nil {
@@ -239,10 +257,12 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 		var score sql.NullFloat64
 		var due sql.NullString
 		var epss nullEPSS
-		if err := rows.Scan(append([]any{&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
-			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories}, epss.dest()...)...); err != nil {
+		var tr triageScan
+		if err := rows.Scan(append(append([]any{&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
+			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories}, epss.dest()...), tr.dest()...)...); err != nil {
 			return nil, err
 		}
+		v.Triage = tr.state()
 		v.Score, v.HasScore, v.KEVDue, v.EPSS = score.Float64, score.Valid, nullTime(due), epss.value(v.CVEID)
 		out = append(out, v)
 	}

@@ -57,16 +57,17 @@ type containerJSON struct {
 }
 
 type containerVulnJSON struct {
-	CVEID            string    `json:"cve_id"`
-	PackageName      string    `json:"package_name"`
-	InstalledVersion string    `json:"installed_version"`
-	FixedVersion     string    `json:"fixed_version"`
-	Severity         string    `json:"severity"`
-	Title            string    `json:"title"`
-	Description      string    `json:"description"`
-	Score            *float64  `json:"score,omitempty"`
-	KEV              bool      `json:"kev"`
-	EPSS             *epssJSON `json:"epss"`
+	CVEID            string      `json:"cve_id"`
+	PackageName      string      `json:"package_name"`
+	InstalledVersion string      `json:"installed_version"`
+	FixedVersion     string      `json:"fixed_version"`
+	Severity         string      `json:"severity"`
+	Title            string      `json:"title"`
+	Description      string      `json:"description"`
+	Score            *float64    `json:"score,omitempty"`
+	KEV              bool        `json:"kev"`
+	Triage           *triageJSON `json:"triage"`
+	EPSS             *epssJSON   `json:"epss"`
 }
 
 type containerDetailJSON struct {
@@ -84,12 +85,17 @@ func toContainerJSON(img appliance.ContainerImage) containerJSON {
 		OrganizationID: img.OrganizationID, LastScanned: img.LastScanned, VulnerabilityCount: counts}
 }
 
-func toContainerDetailJSON(d containers.ContainerDetail) containerDetailJSON {
+// toContainerDetailJSON lists the image's findings; those a triage decision suppresses only
+// when include asks for them.
+func toContainerDetailJSON(d containers.ContainerDetail, include bool, now time.Time) containerDetailJSON {
 	out := containerDetailJSON{containerJSON: toContainerJSON(d.ContainerImage), Vulnerabilities: make([]containerVulnJSON, 0, len(d.Findings))}
 	for _, f := range d.Findings {
+		if !include && f.Triage.SuppressedAt(now) {
+			continue
+		}
 		v := containerVulnJSON{CVEID: f.CVEID, PackageName: f.PackageName, InstalledVersion: f.InstalledVersion,
 			FixedVersion: f.FixedVersion, Severity: f.Severity, Title: f.Title, Description: f.Description, KEV: f.KEV,
-			EPSS: toEPSSJSON(f.EPSS)}
+			EPSS: toEPSSJSON(f.EPSS), Triage: toTriageJSON(f.Triage, now)}
 		if f.HasScore {
 			score := f.Score
 			v.Score = &score
@@ -139,7 +145,7 @@ func (s *Server) listContainers(w http.ResponseWriter, r *http.Request) {
 
 // containerFilter reads the list query; organization_id never widens the caller's scope.
 func containerFilter(r *http.Request, orgID int64) (appliance.ContainerFilter, error) {
-	if err := allowQuery(r, "page", "per_page", "severity", "search", "hostname", "organization_id"); err != nil {
+	if err := allowQuery(r, "page", "per_page", "severity", "search", "hostname", "organization_id", "include_suppressed"); err != nil {
 		return appliance.ContainerFilter{}, err
 	}
 	pg, err := parsePage(r, containers.DefaultContainersPerPage, containers.MaxContainersPerPage)
@@ -149,17 +155,26 @@ func containerFilter(r *http.Request, orgID int64) (appliance.ContainerFilter, e
 	if _, err := queryInt(r, "organization_id"); err != nil {
 		return appliance.ContainerFilter{}, err
 	}
+	include, err := includeSuppressed(r)
+	if err != nil {
+		return appliance.ContainerFilter{}, err
+	}
 	q := r.URL.Query()
 	return appliance.ContainerFilter{OrganizationID: orgID, Severity: q.Get("severity"), Search: q.Get("search"),
-		Hostname: q.Get("hostname"), Page: pg.Page, PerPage: pg.PerPage}, nil
+		Hostname: q.Get("hostname"), IncludeSuppressed: include, Page: pg.Page, PerPage: pg.PerPage}, nil
 }
 
 func (s *Server) getContainer(w http.ResponseWriter, r *http.Request) {
 	ref := httprouter.ParamsFromContext(r.Context()).ByName("id")
+	include, err := includeSuppressed(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	d, err := s.containers.Get(r.Context(), currentUser(r).OrganizationID, ref)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toContainerDetailJSON(d))
+	writeJSON(w, http.StatusOK, toContainerDetailJSON(d, include, s.triageNow()))
 }

@@ -44,6 +44,7 @@ type productVulnJSON struct {
 	Description string    `json:"description"`
 	EPSS        *epssJSON `json:"epss"`
 	findingJSON
+	Triage *triageJSON `json:"triage"`
 }
 
 // productDetailJSON always carries the two arrays, even when empty.
@@ -65,7 +66,7 @@ func toProductJSON(p appliance.Product) productJSON {
 	return j
 }
 
-func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
+func toProductDetailJSON(d inventory.ProductDetail, now time.Time) productDetailJSON {
 	out := productDetailJSON{productJSON: toProductJSON(d.Product), Aliases: []string{}, Assets: []assetRefJSON{}, Vulnerabilities: []productVulnJSON{}}
 	for _, a := range d.Aliases {
 		out.Aliases = append(out.Aliases, a.String())
@@ -75,7 +76,7 @@ func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
 	}
 	for _, v := range d.Vulnerabilities {
 		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
-			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding)}
+			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding), Triage: toTriageJSON(v.Triage, now)}
 		if v.HasScore {
 			score := v.Score
 			vj.Score = &score
@@ -129,7 +130,7 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
 // productFilter reads the list query; organization_id never widens the caller's scope.
 func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error) {
 	if err := allowQuery(r, "page", "per_page", "search", "vendor", "criticality", "has_vulnerabilities", "installed", "fix_available",
-		"resolution", "organization_id", "sort", "order", "format"); err != nil {
+		"resolution", "organization_id", "sort", "order", "format", "include_suppressed"); err != nil {
 		return appliance.ProductFilter{}, err
 	}
 	pg, err := parsePage(r, 50, 200)
@@ -151,6 +152,9 @@ func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error
 	if f.FixAvailable, err = queryBool(r, "fix_available"); err != nil {
 		return f, err
 	}
+	if f.IncludeSuppressed, err = includeSuppressed(r); err != nil {
+		return f, err
+	}
 	if f.Desc, err = queryOrder(r, false); err != nil {
 		return f, err
 	}
@@ -166,12 +170,20 @@ func (s *Server) getProduct(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	include, err := includeSuppressed(r)
+	if err == nil {
+		err = allowQuery(r, "include_suppressed")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	d, err := s.inventory.Product(r.Context(), currentUser(r).OrganizationID, id)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toProductDetailJSON(d))
+	writeJSON(w, http.StatusOK, s.visibleDetail(d, include))
 }
 
 type productRequest struct {
@@ -222,7 +234,7 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toProductDetailJSON(d))
+	writeJSON(w, http.StatusOK, s.visibleDetail(d, false))
 }
 
 func (s *Server) deleteProduct(w http.ResponseWriter, r *http.Request) {

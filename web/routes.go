@@ -59,6 +59,18 @@ func (s *Server) apiRoutes() []route {
 		{"GET", "/api/sla/policy", s.person(stageFull, l.global), fn(s.getSLAPolicy)},
 		{"PUT", "/api/sla/policy", s.person(stageFull, l.global), fn(s.putSLAPolicy)},
 
+		// triage (issue 13)
+		{"GET", "/api/triage/rules", s.person(stageFull, l.global), fn(s.listTriageRules)},
+		{"POST", "/api/triage/rules", s.person(stageFull, l.global), fn(s.createTriageRule)},
+		{"GET", "/api/triage/rules/:id", s.person(stageFull, l.global), fn(s.getTriageRule)},
+		{"POST", "/api/triage/rules/preview", s.person(stageFull, l.global), fn(s.previewTriageRule)},
+		{"PUT", "/api/triage/rules/:id", s.person(stageFull, l.global), fn(s.updateTriageRule)},
+		{"DELETE", "/api/triage/rules/:id", s.person(stageFull, l.global), fn(s.deleteTriageRule)},
+		{"GET", "/api/triage/rules/:id/history", s.person(stageFull, l.global), fn(s.triageRuleHistory)},
+		{"POST", "/api/products/:id/findings/:cve/triage", s.person(stageFull, l.global), fn(s.triageFinding)},
+		{"GET", "/api/vex", s.person(stageFull, l.global), fn(s.exportVEX)},
+		{"POST", "/api/vex", s.person(stageFull, l.global), fn(s.importVEX)},
+
 		{"GET", "/api/kb/status", s.person(stageFull, l.global), fn(s.kbStatus)},
 		{"GET", "/api/feeds", s.person(stageFull, l.global), fn(s.listFeeds)},
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+	"github.com/vulnkeeper/vulnkeeper/appliance/triage"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/julienschmidt/httprouter"
@@ -66,6 +67,7 @@ type Deps struct {
 	Inventory     *inventory.Service
 	Containers    *containers.Containers
 	Remediation   *remediation.Remediation
+	Triage        *triage.Service
 	Licensing     *licensing.Server
 	KBHub         *kb.Hub // the licence server's KB: push, pull, sources
 	KBSync        *kb.Client
@@ -85,6 +87,7 @@ type Server struct {
 	inventory   *inventory.Service
 	containers  *containers.Containers
 	remediation *remediation.Remediation
+	triage      *triage.Service
 	licensing   *licensing.Server
 	kbHub       *kb.Hub
 	kbsync      *kb.Client
@@ -117,7 +120,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, triage: d.Triage, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	if s.ui, err = loadUIAssets(); err != nil {

@@ -24,7 +24,12 @@ type Containers struct {
 	store Store
 	log   *slog.Logger
 	now   func() time.Time
+	// afterScan runs after a scan is stored (triage applies its rules to the new findings).
+	afterScan func(context.Context)
 }
+
+// OnFindingsChanged registers fn to run after every stored scan.
+func (c *Containers) OnFindingsChanged(fn func(context.Context)) { c.afterScan = fn }
 
 // NewContainers builds the service; log may be nil.
 func NewContainers(store Store, log *slog.Logger) *Containers {
@@ -96,6 +101,9 @@ func (c *Containers) Submit(ctx context.Context, orgID int64, hostname string, i
 	})
 	if err != nil {
 		return SubmitResult{}, err
+	}
+	if c.afterScan != nil {
+		c.afterScan(context.WithoutCancel(ctx))
 	}
 	c.resolveVanished(ctx)
 	return res, nil

@@ -29,7 +29,17 @@ type Remediation struct {
 	store Store
 	log   *slog.Logger
 	now   func() time.Time
+	// onStatus runs in the transaction of a status change (triage turns false_positive and
+	// accepted_risk into rules).
+	onStatus StatusHook
 }
+
+// StatusHook runs inside the transaction that changes an assignment's status; its error
+// rolls the change back.
+type StatusHook func(ctx context.Context, tx appliance.Tx, actor appliance.User, a appliance.Assignment) error
+
+// OnStatusChange registers fn to run inside the transaction of every status change.
+func (r *Remediation) OnStatusChange(fn StatusHook) { r.onStatus = fn }
 
 // NewRemediation builds the service; log may be nil.
 func NewRemediation(store Store, log *slog.Logger) *Remediation {

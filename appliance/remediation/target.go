@@ -86,6 +86,9 @@ func productTarget(ctx context.Context, r targetReader, orgID, productID int64, 
 	}
 	t := target{productID: p.ID, cveID: cve, present: p.AssetCount > 0}
 	for _, v := range vulns {
+		if v.Triage != nil && v.Triage.Suppresses && cve == "" {
+			continue // a finding a triage rule takes out counts in no SLA
+		}
 		if cve == "" || strings.EqualFold(v.CVEID, cve) {
 			t.findings = append(t.findings, appliance.FindingFacts{CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, KEVDue: v.KEVDue})
 		}

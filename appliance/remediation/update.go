@@ -71,8 +71,14 @@ func (r *Remediation) Update(ctx context.Context, actor appliance.User, id int64
 		if a.Status == from {
 			return nil
 		}
-		return tx.AddAssignmentEvent(ctx, appliance.AssignmentEvent{AssignmentID: a.ID, At: now, From: from, To: a.Status,
-			Note: deref(in.Notes), By: actor.ID})
+		if err := tx.AddAssignmentEvent(ctx, appliance.AssignmentEvent{AssignmentID: a.ID, At: now, From: from, To: a.Status,
+			Note: deref(in.Notes), By: actor.ID}); err != nil {
+			return err
+		}
+		if r.onStatus == nil {
+			return nil
+		}
+		return r.onStatus(ctx, tx, actor, a)
 	})
 	if err != nil {
 		return Record{}, assignmentErr(err, id)
