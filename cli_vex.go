@@ -46,7 +46,7 @@ func (c *cli) importVEX(ctx context.Context, st *sqlitestore.Store, orgName, fil
 		return err
 	}
 	actor := appliance.User{OrganizationID: org.ID, Role: appliance.RoleOrgAdmin}
-	res, err := triage.NewService(st, nil).ImportOpenVEX(ctx, actor, data)
+	res, err := triage.NewService(st, nil).ImportVEX(ctx, actor, data)
 	if err != nil {
 		return fmt.Errorf("import %s: %w", file, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	cdx "github.com/CycloneDX/cyclonedx-go"
+
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/triage"
 )
@@ -11,14 +13,30 @@ import (
 // maxVEXBody bounds an imported VEX document.
 const maxVEXBody = 8 << 20
 
-// exportVEX serves GET /api/vex?format=openvex[&asset_id=|&product_id=].
+// exportVEX serves GET /api/vex?format=openvex|cyclonedx[&spec_version=1.5|1.6][&asset_id=|&product_id=].
 func (s *Server) exportVEX(w http.ResponseWriter, r *http.Request) {
 	sc, err := vexScope(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	doc, err := s.triage.ExportOpenVEX(r.Context(), currentUser(r).OrganizationID, sc)
+	orgID := currentUser(r).OrganizationID
+	if r.URL.Query().Get("format") == "cyclonedx" {
+		spec, err := triage.CycloneDXSpec(r.URL.Query().Get("spec_version"))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		bom, err := s.triage.ExportCycloneDX(r.Context(), orgID, sc)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/vnd.cyclonedx+json; version="+spec.String())
+		_ = cdx.NewBOMEncoder(w, cdx.BOMFileFormatJSON).EncodeVersion(bom, spec)
+		return
+	}
+	doc, err := s.triage.ExportOpenVEX(r.Context(), orgID, sc)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -28,11 +46,11 @@ func (s *Server) exportVEX(w http.ResponseWriter, r *http.Request) {
 }
 
 func vexScope(r *http.Request) (triage.ExportScope, error) {
-	if err := allowQuery(r, "format", "asset_id", "product_id"); err != nil {
+	if err := allowQuery(r, "format", "spec_version", "asset_id", "product_id"); err != nil {
 		return triage.ExportScope{}, err
 	}
-	if f := r.URL.Query().Get("format"); f != "" && f != "openvex" {
-		return triage.ExportScope{}, appliance.Invalid("format", "enum", "format must be openvex (CycloneDX VEX is not available yet)")
+	if f := r.URL.Query().Get("format"); f != "" && f != "openvex" && f != "cyclonedx" {
+		return triage.ExportScope{}, appliance.Invalid("format", "enum", "format must be openvex or cyclonedx")
 	}
 	asset, err := queryInt(r, "asset_id")
 	if err != nil {
@@ -48,14 +66,15 @@ type vexImportJSON struct {
 	Skipped  int `json:"skipped"`
 }
 
-// importVEX serves POST /api/vex: an OpenVEX document whose not_affected statements become rules.
+// importVEX serves POST /api/vex: an OpenVEX or CycloneDX VEX document whose not_affected
+// statements become rules.
 func (s *Server) importVEX(w http.ResponseWriter, r *http.Request) {
 	var doc json.RawMessage
 	if err := decodeJSON(w, r, maxVEXBody, &doc); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.triage.ImportOpenVEX(r.Context(), currentUser(r), doc)
+	res, err := s.triage.ImportVEX(r.Context(), currentUser(r), doc)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

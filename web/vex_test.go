@@ -112,7 +112,7 @@ func TestOpenVEXExportAndReimport(t *testing.T) {
 				t.Errorf("statements %v", got)
 			}
 		}},
-		{"cyclonedx is not there yet", "GET", "/api/vex?format=cyclonedx", nil, w.alice, 400, wantField("format")},
+		{"unknown format", "GET", "/api/vex?format=csaf", nil, w.alice, 400, wantField("format")},
 		{"host and product", "GET", fmt.Sprintf("/api/vex?asset_id=%d&product_id=%d", hostC, chrome.ID), nil, w.alice, 400, wantField("asset_id")},
 		{"another organization's host", "GET", fmt.Sprintf("/api/vex?asset_id=%d", hostC), nil, w.carol, 404, wantErrorCode("not_found")},
 		{"unknown query", "GET", "/api/vex?cve=1", nil, w.alice, 400, wantField("cve")},

@@ -161,12 +161,18 @@ func (s *Service) ImportOpenVEX(ctx context.Context, actor appliance.User, data 
 	if author == "" {
 		return ImportResult{}, appliance.Invalid("author", "required", "the document names no author")
 	}
+	return s.importStatements(ctx, actor, author, "OpenVEX document "+doc.ID, doc.Statements, "statements")
+}
+
+// importStatements makes the rules of OpenVEX statements (from an OpenVEX document, or read
+// from a CycloneDX one) in one transaction; field names the statements in errors.
+func (s *Service) importStatements(ctx context.Context, actor appliance.User, author, source string, statements []openvex.Statement, field string) (ImportResult, error) {
 	var res ImportResult
 	var rules []appliance.TriageRule
-	for i, st := range doc.Statements {
-		ins, used, err := statementRules(st, author, "imported from OpenVEX document "+doc.ID)
+	for i, st := range statements {
+		ins, used, err := statementRules(st, author, "imported from "+source)
 		if err != nil {
-			return ImportResult{}, atStatement(i, err)
+			return ImportResult{}, atItem(fmt.Sprintf("%s[%d]", field, i), err)
 		}
 		if !used {
 			res.Skipped++
@@ -174,12 +180,12 @@ func (s *Service) ImportOpenVEX(ctx context.Context, actor appliance.User, data 
 		for _, in := range ins {
 			r, err := s.rule(actor, in)
 			if err != nil {
-				return ImportResult{}, atStatement(i, err)
+				return ImportResult{}, atItem(fmt.Sprintf("%s[%d]", field, i), err)
 			}
 			rules = append(rules, r)
 		}
 	}
-	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
+	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
 		res.Created, res.Existing = 0, 0
 		current, err := tx.TriageRules(ctx, actor.OrganizationID)
 		if err != nil {
@@ -201,13 +207,12 @@ func (s *Service) ImportOpenVEX(ctx context.Context, actor appliance.User, data 
 	return res, err
 }
 
-// atStatement names the statement a validation error is about.
-func atStatement(i int, err error) error {
+// atItem names the statement (or vulnerability) a validation error is about.
+func atItem(field string, err error) error {
 	var ve *appliance.ValidationError
 	if !errors.As(err, &ve) {
 		return err
 	}
-	field := fmt.Sprintf("statements[%d]", i)
 	if ve.Field != "" {
 		field += "." + ve.Field
 	}
