@@ -22,6 +22,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
+	"github.com/vulnkeeper/vulnkeeper/appliance/exposure"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
@@ -174,6 +175,8 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.deps.Containers, a.deps.Remediation = containers.NewContainers(st, log), remediation.NewRemediation(st, log)
 	a.deps.KBSync = kb.NewClient(st, web.NewKBClient(), cfg.License, log)
 	a.deps.Inventory.OnFindingsChanged(a.autoResolve)
+	a.deps.Exposure = exposure.NewService(st, cfg.Agent)
+	a.deps.Exposure.OnFindingsChanged(a.autoResolve)
 	return a, nil
 }
 

@@ -22,6 +22,7 @@ type Transactor interface {
 type Reader interface {
 	AccountReader
 	SoftwareReader
+	ExposureReader
 	VulnerabilityReader
 	AdvisoryReader
 	ContainerReader
@@ -34,6 +35,7 @@ type Tx interface {
 	Reader
 	AccountWriter
 	SoftwareWriter
+	ExposureWriter
 	VulnerabilityWriter
 	AdvisoryWriter
 	ContainerWriter
@@ -79,7 +81,6 @@ type SoftwareReader interface {
 	ProductsByKeys(ctx context.Context, orgID int64, keys []ProductKey) (map[ProductKey]Product, error)
 	ProductByID(ctx context.Context, orgID, id int64) (Product, error)
 	ListProducts(ctx context.Context, f ProductFilter) ([]Product, int, error)
-	ProductAssets(ctx context.Context, orgID, productID int64) ([]AssetRef, error)
 	ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]ProductVulnerability, error)
 	LiveInstallations(ctx context.Context, assetID int64) ([]Installation, error)
 	LiveInstalledProducts(ctx context.Context, assetID int64) ([]InstalledProduct, error)

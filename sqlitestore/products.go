@@ -13,18 +13,39 @@ import (
 
 const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
-	p.deleted_at,
-	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
-	(SELECT count(*) FROM matches m WHERE m.product_id = p.id), ` + packageColumns + `,
-	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')`
+	p.deleted_at, p.asset_count, p.vuln_count, ` + packageColumns + `,
+	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed'),
+	p.vuln_critical, p.vuln_high, p.vuln_medium, p.vuln_low, p.kev_count, p.max_severity, p.max_score`
 
-func scanProduct(s scanner) (appliance.Product, error) {
+func scanProduct(s scanner) (appliance.Product, error) { return scanProductAfter(s) }
+
+// scanProductAfter reads the columns before (dest), then productColumns.
+func scanProductAfter(s scanner, dest ...any) (appliance.Product, error) {
+	return scanProductWith(s, dest, nil)
+}
+
+// scanProductBefore reads productColumns, then the columns after (dest).
+func scanProductBefore(s scanner, dest ...any) (appliance.Product, error) {
+	return scanProductWith(s, nil, dest)
+}
+
+func scanProductWith(s scanner, before, after []any) (appliance.Product, error) {
 	var p appliance.Product
 	var created, updated string
 	var deleted sql.NullString
-	err := s.Scan(productDest(&p, &created, &updated, &deleted)...)
+	var rank int
+	dest := append(append(before, productDest(&p, &created, &updated, &deleted)...), productCountDest(&p, &rank)...)
+	err := s.Scan(append(dest, after...)...)
 	p.CreatedAt, p.UpdatedAt, p.DeletedAt = parseTime(created), parseTime(updated), nullTime(deleted)
+	p.Findings.Total = p.VulnerabilityCount
+	findingCountsOf(&p.Findings, rank)
 	return p, err
+}
+
+// productCountDest are the scan destinations of the finding counts ending productColumns.
+func productCountDest(p *appliance.Product, rank *int) []any {
+	c := &p.Findings
+	return []any{&c.Critical, &c.High, &c.Medium, &c.Low, &c.KEV, rank, &c.MaxScore}
 }
 
 // productDest are the scan destinations of productColumns (and leanProductColumns).
@@ -56,7 +77,7 @@ func (q *queries) products(ctx context.Context, query string, args ...any) ([]ap
 // leanProductColumns skip the counts, which reconciliation does not need.
 const leanProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
-	p.deleted_at, 0, 0, ` + packageColumns + `, 0`
+	p.deleted_at, 0, 0, ` + packageColumns + `, 0, 0, 0, 0, 0, 0, 0, 0`
 
 // packageColumns are a product's package facts (appliance.PackageInfo).
 const packageColumns = `p.pkg_source, p.pkg_release, p.source_package, p.source_version, p.purl, p.pkg_arch,
@@ -105,9 +126,13 @@ func (q *queries) ProductByID(ctx context.Context, orgID, id int64) (appliance.P
 	return p, translate(err)
 }
 
-var productSorts = map[string]string{
-	"name": "p.name COLLATE NOCASE", "vendor": "p.vendor COLLATE NOCASE", "created_at": "p.created_at",
-	"criticality": "p.criticality", "updated_at": "p.updated_at", "version": "p.version",
+// productSorts are the ORDER BY terms of each sort; the direction applies to every term.
+var productSorts = map[string][]string{
+	"name": {"p.name COLLATE NOCASE"}, "vendor": {"p.vendor COLLATE NOCASE"}, "created_at": {"p.created_at"},
+	"criticality": {"p.criticality"}, "updated_at": {"p.updated_at"}, "version": {"p.version"},
+	"vulnerability_count": {"p.vuln_count"}, "max_severity": {"p.max_severity", "p.max_score"},
+	"kev":  {"p.kev_count", "p.max_severity"},
+	"risk": {"p.kev_count > 0", "p.max_severity", "p.max_score", "p.asset_count"},
 }
 
 func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) ([]appliance.Product, int, error) {
@@ -126,14 +151,14 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 		args = append(args, f.Criticality)
 	}
 	if f.HasVulnerabilities != nil {
-		cond := "EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id)"
+		cond := "p.vuln_count > 0"
 		if !*f.HasVulnerabilities {
 			cond = "NOT " + cond
 		}
 		where = append(where, cond)
 	}
 	if f.Installed != nil {
-		cond := "EXISTS (SELECT 1 FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL)"
+		cond := "p.asset_count > 0"
 		if !*f.Installed {
 			cond = "NOT " + cond
 		}
@@ -155,41 +180,32 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 	if err := q.queryRow(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	order, ok := productSorts[f.Sort]
-	if !ok {
-		order = productSorts["name"]
-	}
-	dir := "ASC"
-	if f.Desc {
-		dir = "DESC"
-	}
-	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s %s, p.id %s LIMIT ? OFFSET ?`,
-		productColumns, cond, order, dir, dir)
+	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s LIMIT ? OFFSET ?`,
+		productColumns, cond, orderBy(productSorts, f.Sort, "name", f.Desc, "p.id"))
 	items, err := q.products(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	return items, total, err
 }
 
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+// orderBy is the ORDER BY list of the sort named key in sorts (def when absent), every term
+// then the tie-breaking terms, each in the direction desc says.
+func orderBy(sorts map[string][]string, key, def string, desc bool, tieBreak ...string) string {
+	terms, ok := sorts[key]
+	if !ok {
+		terms = sorts[def]
+	}
+	dir := " ASC"
+	if desc {
+		dir = " DESC"
+	}
+	out := make([]string, 0, len(terms)+len(tieBreak))
+	for _, t := range append(append([]string{}, terms...), tieBreak...) {
+		out = append(out, t+dir)
+	}
+	return strings.Join(out, ", ")
 }
 
-func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]appliance.AssetRef, error) {
-	rows, err := q.query(ctx, `SELECT DISTINCT a.id, a.hostname FROM installations i
-		JOIN assets a ON a.id = i.asset_id
-		WHERE i.product_id = ? AND i.removed_at IS NULL AND a.organization_id = ? ORDER BY a.hostname`, productID, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []appliance.AssetRef{}
-	for rows.Next() {
-		var a appliance.AssetRef
-		if err := rows.Scan(&a.ID, &a.Hostname); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
@@ -230,11 +246,23 @@ func (q *queries) CreateProduct(ctx context.Context, p appliance.Product) (int64
 }
 
 func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error {
-	return q.execOne(ctx, `UPDATE products SET vendor = ?, name = ?, version = ?, cpe_part = ?, cpe_vendor = ?, cpe_product = ?,
+	var wasDeleted bool
+	if err := q.queryRow(ctx, `SELECT deleted_at IS NOT NULL FROM products WHERE id = ? AND organization_id = ?`,
+		p.ID, p.OrganizationID).Scan(&wasDeleted); err != nil {
+		return translate(err)
+	}
+	err := q.execOne(ctx, `UPDATE products SET vendor = ?, name = ?, version = ?, cpe_part = ?, cpe_vendor = ?, cpe_product = ?,
 		cpe_update = ?, resolution = ?, resolution_confidence = ?, criticality = ?, match_generation = ?, updated_at = ?,
 		deleted_at = ? WHERE id = ? AND organization_id = ?`,
 		p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update, p.Resolution,
 		p.ResolutionConfidence, p.Criticality, p.MatchGeneration, fmtTime(p.UpdatedAt), timeOrNull(p.DeletedAt), p.ID, p.OrganizationID)
+	if err != nil {
+		return err
+	}
+	if err := q.deletedChanged(ctx, p.ID, wasDeleted, !p.DeletedAt.IsZero()); err != nil {
+		return err
+	}
+	return q.refreshProductCounts(ctx, p.ID) // a deleted product has no findings on its hosts
 }
 
 func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appliance.MatchInput, generation int64, at time.Time) (int, error) {
@@ -280,8 +308,10 @@ func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appl
 			removed++
 		}
 	}
-	_, err = q.exec(ctx, `UPDATE products SET match_generation = ? WHERE id = ?`, generation, productID)
-	return removed, err
+	if _, err = q.exec(ctx, `UPDATE products SET match_generation = ? WHERE id = ?`, generation, productID); err != nil {
+		return 0, err
+	}
+	return removed, q.refreshProductCounts(ctx, productID)
 }
 
 func (q *queries) ProductsToMatch(ctx context.Context, generation int64, after int64, limit int) ([]appliance.Product, error) {
@@ -301,8 +331,9 @@ func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor,
 }
 
 // ReviewQueue returns one page of the organization's unresolved reported pairs, most
-// installed first, and how many pairs there are. The total counts groups of the
-// resolution index only; host counts are computed for the ordering, as before paging.
+// installed first, and how many pairs there are. Groups are ordered by the sum of their
+// products' kept host counts; a page's group of several versions is then counted exactly
+// (a host with two versions counts once).
 func (q *queries) ReviewQueue(ctx context.Context, orgID int64, page, perPage int) ([]appliance.ReviewItem, int, error) {
 	const unresolved = `FROM products p WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.resolution = 'unresolved'`
 	var total int
@@ -312,13 +343,24 @@ func (q *queries) ReviewQueue(ctx context.Context, orgID int64, page, perPage in
 	if total <= (page-1)*perPage {
 		return nil, total, nil
 	}
-	items, err := q.reviewPage(ctx, `SELECT p.vendor, p.name, group_concat(p.id),
-		(SELECT count(DISTINCT i.asset_id) FROM installations i JOIN products p2 ON p2.id = i.product_id
-		 WHERE p2.organization_id = p.organization_id AND p2.vendor = p.vendor AND p2.name = p.name AND i.removed_at IS NULL) AS hosts
+	items, err := q.reviewPage(ctx, `SELECT p.vendor, p.name, group_concat(p.id), sum(p.asset_count) AS hosts
 		`+unresolved+` GROUP BY p.vendor, p.name ORDER BY hosts DESC, p.name, p.vendor LIMIT ? OFFSET ?`,
 		orgID, perPage, (page-1)*perPage)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read review queue: %w", err)
+	}
+	for i, it := range items {
+		if len(it.ProductIDs) < 2 {
+			continue
+		}
+		doc, err := json.Marshal(it.ProductIDs)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := q.queryRow(ctx, `SELECT count(DISTINCT i.asset_id) FROM json_each(?) j CROSS JOIN installations i
+			WHERE i.product_id = j.value AND i.removed_at IS NULL`, string(doc)).Scan(&items[i].HostCount); err != nil {
+			return nil, 0, fmt.Errorf("count hosts of %q %q: %w", it.Vendor, it.Name, err)
+		}
 	}
 	return items, total, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
+	"github.com/vulnkeeper/vulnkeeper/appliance/exposure"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
@@ -63,6 +64,7 @@ type Deps struct {
 	Accounts      *accounts.Accounts
 	AgentConfig   appliance.AgentConfig
 	Inventory     *inventory.Service
+	Exposure      *exposure.Service // hosts, CVEs and the dashboard (issue 11)
 	Containers    *containers.Containers
 	Remediation   *remediation.Remediation
 	Licensing     *licensing.Server
@@ -81,6 +83,7 @@ type Server struct {
 	accounts    *accounts.Accounts
 	agentCfg    appliance.AgentConfig
 	inventory   *inventory.Service
+	exposure    *exposure.Service
 	containers  *containers.Containers
 	remediation *remediation.Remediation
 	licensing   *licensing.Server
@@ -113,7 +116,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, exposure: d.Exposure, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	router := httprouter.New()
