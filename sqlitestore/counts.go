@@ -90,6 +90,37 @@ func (q *queries) installationsChanged(ctx context.Context, pairs [][2]int64, si
 	if err != nil {
 		return fmt.Errorf("update finding counts of hosts: %w", err)
 	}
+	return q.namesChanged(ctx, string(doc), sign)
+}
+
+// namesChanged moves the host counts of reported names after installations of pairs (JSON
+// [[asset id, product id], …]) were added (sign 1) or removed (-1): a host counts for a name
+// when the pairs are all the live installations of that name it has now (added: it had none
+// before; removed: none is left).
+func (q *queries) namesChanged(ctx context.Context, pairs string, sign int) error {
+	_, err := q.exec(ctx, `INSERT INTO reported_names (organization_id, vendor, name, host_count)
+		SELECT org, vendor, name, count(*) * ?1 FROM (
+			SELECT j.value->>0 AS aid, p.organization_id AS org, p.vendor AS vendor, p.name AS name, count(*) AS n
+			FROM json_each(?2) j JOIN products p ON p.id = j.value->>1 GROUP BY 1, 2, 3, 4) AS b
+		WHERE (SELECT count(*) FROM products p2 JOIN installations i ON i.product_id = p2.id AND i.asset_id = b.aid AND i.removed_at IS NULL
+			WHERE p2.organization_id = b.org AND p2.vendor = b.vendor AND p2.name = b.name) = CASE WHEN ?1 > 0 THEN b.n ELSE 0 END
+		GROUP BY org, vendor, name
+		ON CONFLICT (organization_id, vendor, name) DO UPDATE SET host_count = host_count + excluded.host_count`, sign, pairs)
+	if err != nil {
+		return fmt.Errorf("update host counts of reported names: %w", err)
+	}
+	return nil
+}
+
+// recountName recomputes the host count of one reported name (after a product was renamed).
+func (q *queries) recountName(ctx context.Context, orgID int64, vendor, name string) error {
+	_, err := q.exec(ctx, `INSERT INTO reported_names (organization_id, vendor, name, host_count)
+		SELECT ?1, ?2, ?3, count(DISTINCT i.asset_id) FROM products p JOIN installations i ON i.product_id = p.id AND i.removed_at IS NULL
+		WHERE p.organization_id = ?1 AND p.vendor = ?2 AND p.name = ?3
+		ON CONFLICT (organization_id, vendor, name) DO UPDATE SET host_count = excluded.host_count`, orgID, vendor, name)
+	if err != nil {
+		return fmt.Errorf("count hosts of %q %q: %w", vendor, name, err)
+	}
 	return nil
 }
 
@@ -166,7 +197,22 @@ func (s *Store) CountDrift(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recompute host counts: %w", err)
 	}
-	return driftRows(rows, "host", out)
+	if out, err = driftRows(rows, "host", out); err != nil {
+		return nil, err
+	}
+	rows, err = s.reader.QueryContext(ctx, `WITH f AS (SELECT p.organization_id AS org, p.vendor AS vendor, p.name AS name,
+			count(DISTINCT i.asset_id) AS hosts
+		FROM products p LEFT JOIN installations i ON i.product_id = p.id AND i.removed_at IS NULL GROUP BY 1, 2, 3)
+		SELECT f.org || ' ' || f.vendor || ' ' || f.name, coalesce(r.host_count, 0), f.hosts
+		FROM f LEFT JOIN reported_names r ON r.organization_id = f.org AND r.vendor = f.vendor AND r.name = f.name
+		WHERE coalesce(r.host_count, 0) <> f.hosts
+		UNION ALL SELECT r.organization_id || ' ' || r.vendor || ' ' || r.name, r.host_count, 0 FROM reported_names r
+		WHERE r.host_count <> 0 AND NOT EXISTS (SELECT 1 FROM products p WHERE p.organization_id = r.organization_id
+			AND p.vendor = r.vendor AND p.name = r.name)`)
+	if err != nil {
+		return nil, fmt.Errorf("recompute host counts of reported names: %w", err)
+	}
+	return driftRows(rows, "reported name", out)
 }
 
 // driftRows describes each row of id, stored values and recomputed values.

@@ -153,6 +153,11 @@ func (q *queries) DeleteAsset(ctx context.Context, orgID, id int64) error {
 		 WHERE i.asset_id = ? AND a.organization_id = ? AND i.removed_at IS NULL)`, id, orgID); err != nil {
 		return fmt.Errorf("update host counts of host %d's products: %w", id, err)
 	}
+	if _, err := q.exec(ctx, `UPDATE reported_names SET host_count = host_count - 1 WHERE (organization_id, vendor, name) IN
+		(SELECT DISTINCT p.organization_id, p.vendor, p.name FROM installations i JOIN products p ON p.id = i.product_id
+		 JOIN assets a ON a.id = i.asset_id WHERE i.asset_id = ? AND a.organization_id = ? AND i.removed_at IS NULL)`, id, orgID); err != nil {
+		return fmt.Errorf("update host counts of host %d's reported names: %w", id, err)
+	}
 	if err := q.execOne(ctx, `DELETE FROM assets WHERE id = ? AND organization_id = ?`, id, orgID); err != nil {
 		return fmt.Errorf("delete host %d: %w", id, err)
 	}

@@ -247,8 +247,9 @@ func (q *queries) CreateProduct(ctx context.Context, p appliance.Product) (int64
 
 func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error {
 	var wasDeleted bool
-	if err := q.queryRow(ctx, `SELECT deleted_at IS NOT NULL FROM products WHERE id = ? AND organization_id = ?`,
-		p.ID, p.OrganizationID).Scan(&wasDeleted); err != nil {
+	var oldVendor, oldName string
+	if err := q.queryRow(ctx, `SELECT deleted_at IS NOT NULL, vendor, name FROM products WHERE id = ? AND organization_id = ?`,
+		p.ID, p.OrganizationID).Scan(&wasDeleted, &oldVendor, &oldName); err != nil {
 		return translate(err)
 	}
 	err := q.execOne(ctx, `UPDATE products SET vendor = ?, name = ?, version = ?, cpe_part = ?, cpe_vendor = ?, cpe_product = ?,
@@ -261,6 +262,14 @@ func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error 
 	}
 	if err := q.deletedChanged(ctx, p.ID, wasDeleted, !p.DeletedAt.IsZero()); err != nil {
 		return err
+	}
+	if oldVendor != p.Vendor || oldName != p.Name { // renamed: its hosts move from one reported name to the other
+		if err := q.recountName(ctx, p.OrganizationID, oldVendor, oldName); err != nil {
+			return err
+		}
+		if err := q.recountName(ctx, p.OrganizationID, p.Vendor, p.Name); err != nil {
+			return err
+		}
 	}
 	return q.refreshProductCounts(ctx, p.ID) // a deleted product has no findings on its hosts
 }
@@ -331,9 +340,8 @@ func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor,
 }
 
 // ReviewQueue returns one page of the organization's unresolved reported pairs, most
-// installed first, and how many pairs there are. Groups are ordered by the sum of their
-// products' kept host counts; a page's group of several versions is then counted exactly
-// (a host with two versions counts once).
+// installed first, and how many pairs there are. Host counts are the kept counts of
+// reported names (a host with two versions counts once), so no installation is read.
 func (q *queries) ReviewQueue(ctx context.Context, orgID int64, page, perPage int) ([]appliance.ReviewItem, int, error) {
 	const unresolved = `FROM products p WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.resolution = 'unresolved'`
 	var total int
@@ -343,24 +351,13 @@ func (q *queries) ReviewQueue(ctx context.Context, orgID int64, page, perPage in
 	if total <= (page-1)*perPage {
 		return nil, total, nil
 	}
-	items, err := q.reviewPage(ctx, `SELECT p.vendor, p.name, group_concat(p.id), sum(p.asset_count) AS hosts
-		`+unresolved+` GROUP BY p.vendor, p.name ORDER BY hosts DESC, p.name, p.vendor LIMIT ? OFFSET ?`,
-		orgID, perPage, (page-1)*perPage)
+	items, err := q.reviewPage(ctx, `SELECT g.vendor, g.name, g.ids, coalesce(r.host_count, 0) AS hosts
+		FROM (SELECT p.organization_id AS org, p.vendor AS vendor, p.name AS name, group_concat(p.id) AS ids `+unresolved+`
+			GROUP BY p.vendor, p.name) AS g
+		LEFT JOIN reported_names r ON r.organization_id = g.org AND r.vendor = g.vendor AND r.name = g.name
+		ORDER BY hosts DESC, g.name, g.vendor LIMIT ? OFFSET ?`, orgID, perPage, (page-1)*perPage)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read review queue: %w", err)
-	}
-	for i, it := range items {
-		if len(it.ProductIDs) < 2 {
-			continue
-		}
-		doc, err := json.Marshal(it.ProductIDs)
-		if err != nil {
-			return nil, 0, err
-		}
-		if err := q.queryRow(ctx, `SELECT count(DISTINCT i.asset_id) FROM json_each(?) j CROSS JOIN installations i
-			WHERE i.product_id = j.value AND i.removed_at IS NULL`, string(doc)).Scan(&items[i].HostCount); err != nil {
-			return nil, 0, fmt.Errorf("count hosts of %q %q: %w", it.Vendor, it.Name, err)
-		}
 	}
 	return items, total, nil
 }

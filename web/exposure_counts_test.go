@@ -109,6 +109,10 @@ func TestExposureCountsStayExact(t *testing.T) {
 				t.Errorf("host-a = %+v, want 7 products with log4j 2.14.1's critical finding", a)
 			}
 		}},
+		{"one of two versions of a name uninstalled", func(t *testing.T) {
+			w.acme.do(t, "POST", "/api/agent/inventory", inventoryBody("host-a", hostA[1], hostA[2], hostA[3], hostA[4], hostA[5],
+				inv("Mozilla", "Mozilla Firefox (x64 en-US)", "119.0")))
+		}, nil},
 		{"unchanged inventory again", func(t *testing.T) {
 			w.acme.do(t, "POST", "/api/agent/inventory", inventoryBody("host-b", hostA[0], hostA[1], hostA[5]))
 		}, nil},
@@ -139,6 +143,12 @@ func TestExposureCountsStayExact(t *testing.T) {
 			id := productID(t, w.alice, "Totally Unknown Widget", "1.0")
 			if res := w.alice.do(t, "PUT", fmt.Sprintf("/api/products/%d", id), map[string]any{"cpe": "cpe:2.3:a:notepad-plus-plus:notepad\\+\\+:*:*:*:*:*:*:*:*"}); res.Status != 200 {
 				t.Fatalf("PUT cpe: %d %s", res.Status, res.Body)
+			}
+		}, nil},
+		{"product renamed", func(t *testing.T) {
+			id := productID(t, w.alice, "Mozilla Firefox (x64 en-US)", "119.0")
+			if res := w.alice.do(t, "PUT", fmt.Sprintf("/api/products/%d", id), map[string]any{"name": "Firefox ESR"}); res.Status != 200 {
+				t.Fatalf("PUT name: %d %s", res.Status, res.Body)
 			}
 		}, nil},
 		{"product deleted", func(t *testing.T) {

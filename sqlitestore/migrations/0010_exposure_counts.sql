@@ -44,6 +44,21 @@ UPDATE assets SET (product_count, finding_count, finding_critical, finding_high,
       FROM installations i JOIN products p ON p.id = i.product_id
      WHERE i.asset_id = assets.id AND i.removed_at IS NULL);
 
+-- How many hosts have a product reported as (vendor, name) now, any version, resolved or
+-- not: the review queue's host count, a host with two versions counted once.
+CREATE TABLE reported_names (
+    organization_id INTEGER NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+    vendor          TEXT NOT NULL,
+    name            TEXT NOT NULL,
+    host_count      INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (organization_id, vendor, name)
+) WITHOUT ROWID;
+
+INSERT INTO reported_names (organization_id, vendor, name, host_count)
+SELECT p.organization_id, p.vendor, p.name, count(DISTINCT i.asset_id)
+  FROM installations i JOIN products p ON p.id = i.product_id
+ WHERE i.removed_at IS NULL GROUP BY p.organization_id, p.vendor, p.name;
+
 -- Lists of hosts by last contact; a host's history (removed installations too); the newest CVE data.
 CREATE INDEX assets_seen_idx ON assets(organization_id, last_seen_at);
 CREATE INDEX installations_asset_idx ON installations(asset_id, created_at);
