@@ -96,28 +96,43 @@ func (q *queries) installationsChanged(ctx context.Context, pairs [][2]int64, si
 // namesChanged moves the host counts of reported names after installations of pairs (JSON
 // [[asset id, product id], …]) were added (sign 1) or removed (-1): a host counts for a name
 // when the pairs are all the live installations of that name it has now (added: it had none
-// before; removed: none is left).
+// before; removed: none is left). Only tracked names are counted (see trackName).
 func (q *queries) namesChanged(ctx context.Context, pairs string, sign int) error {
-	_, err := q.exec(ctx, `INSERT INTO reported_names (organization_id, vendor, name, host_count)
-		SELECT org, vendor, name, count(*) * ?1 FROM (
-			SELECT j.value->>0 AS aid, p.organization_id AS org, p.vendor AS vendor, p.name AS name, count(*) AS n
-			FROM json_each(?2) j JOIN products p ON p.id = j.value->>1 GROUP BY 1, 2, 3, 4) AS b
-		WHERE (SELECT count(*) FROM products p2 JOIN installations i ON i.product_id = p2.id AND i.asset_id = b.aid AND i.removed_at IS NULL
-			WHERE p2.organization_id = b.org AND p2.vendor = b.vendor AND p2.name = b.name) = CASE WHEN ?1 > 0 THEN b.n ELSE 0 END
-		GROUP BY org, vendor, name
-		ON CONFLICT (organization_id, vendor, name) DO UPDATE SET host_count = host_count + excluded.host_count`, sign, pairs)
+	_, err := q.exec(ctx, `UPDATE reported_names SET host_count = host_count + d.hosts * ?1 FROM (
+			SELECT org, vendor, name, count(*) AS hosts FROM (
+				SELECT j.value->>0 AS aid, p.organization_id AS org, p.vendor AS vendor, p.name AS name, count(*) AS n
+				FROM json_each(?2) j JOIN products p ON p.id = j.value->>1
+				JOIN reported_names r ON r.organization_id = p.organization_id AND r.vendor = p.vendor AND r.name = p.name
+				GROUP BY 1, 2, 3, 4) AS b
+			WHERE (SELECT count(*) FROM products p2 JOIN installations i ON i.product_id = p2.id AND i.asset_id = b.aid AND i.removed_at IS NULL
+				WHERE p2.organization_id = b.org AND p2.vendor = b.vendor AND p2.name = b.name) = CASE WHEN ?1 > 0 THEN b.n ELSE 0 END
+			GROUP BY 1, 2, 3) AS d
+		WHERE reported_names.organization_id = d.org AND reported_names.vendor = d.vendor AND reported_names.name = d.name`, sign, pairs)
 	if err != nil {
 		return fmt.Errorf("update host counts of reported names: %w", err)
 	}
 	return nil
 }
 
-// recountName recomputes the host count of one reported name (after a product was renamed).
-func (q *queries) recountName(ctx context.Context, orgID int64, vendor, name string) error {
+// trackName starts counting the hosts of a reported name once one of its products is
+// unresolved (the review queue lists only those); a tracked name stays tracked.
+func (q *queries) trackName(ctx context.Context, orgID int64, vendor, name string) error {
+	var tracked bool
+	if err := q.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM reported_names WHERE organization_id = ? AND vendor = ? AND name = ?)`,
+		orgID, vendor, name).Scan(&tracked); err != nil || tracked {
+		return err
+	}
+	return q.recountName(ctx, orgID, vendor, name, true)
+}
+
+// recountName recomputes the host count of one reported name if it is tracked, or tracks
+// it when track says so.
+func (q *queries) recountName(ctx context.Context, orgID int64, vendor, name string, track bool) error {
 	_, err := q.exec(ctx, `INSERT INTO reported_names (organization_id, vendor, name, host_count)
-		SELECT ?1, ?2, ?3, count(DISTINCT i.asset_id) FROM products p JOIN installations i ON i.product_id = p.id AND i.removed_at IS NULL
-		WHERE p.organization_id = ?1 AND p.vendor = ?2 AND p.name = ?3
-		ON CONFLICT (organization_id, vendor, name) DO UPDATE SET host_count = excluded.host_count`, orgID, vendor, name)
+		SELECT ?1, ?2, ?3, (SELECT count(DISTINCT i.asset_id) FROM products p JOIN installations i ON i.product_id = p.id
+			AND i.removed_at IS NULL WHERE p.organization_id = ?1 AND p.vendor = ?2 AND p.name = ?3)
+		WHERE ?4 OR EXISTS (SELECT 1 FROM reported_names WHERE organization_id = ?1 AND vendor = ?2 AND name = ?3)
+		ON CONFLICT (organization_id, vendor, name) DO UPDATE SET host_count = excluded.host_count`, orgID, vendor, name, track)
 	if err != nil {
 		return fmt.Errorf("count hosts of %q %q: %w", vendor, name, err)
 	}
@@ -201,11 +216,11 @@ func (s *Store) CountDrift(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	rows, err = s.reader.QueryContext(ctx, `WITH f AS (SELECT p.organization_id AS org, p.vendor AS vendor, p.name AS name,
-			count(DISTINCT i.asset_id) AS hosts
+			count(DISTINCT i.asset_id) AS hosts, max(p.resolution = 'unresolved') AS must_track
 		FROM products p LEFT JOIN installations i ON i.product_id = p.id AND i.removed_at IS NULL GROUP BY 1, 2, 3)
-		SELECT f.org || ' ' || f.vendor || ' ' || f.name, coalesce(r.host_count, 0), f.hosts
+		SELECT f.org || ' ' || f.vendor || ' ' || f.name, coalesce(r.host_count, 'untracked'), f.hosts
 		FROM f LEFT JOIN reported_names r ON r.organization_id = f.org AND r.vendor = f.vendor AND r.name = f.name
-		WHERE coalesce(r.host_count, 0) <> f.hosts
+		WHERE (r.host_count IS NULL AND f.must_track) OR r.host_count <> f.hosts
 		UNION ALL SELECT r.organization_id || ' ' || r.vendor || ' ' || r.name, r.host_count, 0 FROM reported_names r
 		WHERE r.host_count <> 0 AND NOT EXISTS (SELECT 1 FROM products p WHERE p.organization_id = r.organization_id
 			AND p.vendor = r.vendor AND p.name = r.name)`)

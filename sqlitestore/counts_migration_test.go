@@ -9,7 +9,7 @@ import (
 
 // TestCountsMigrationBackfills: a database written before 0010 (hosts, installations live and
 // removed, a host with two versions of one name, matches with severities and KEV, a deleted
-// product) gets every kept count right when 0010 runs.
+// product, names with an unresolved version) gets every kept count right when 0010 runs.
 func TestCountsMigrationBackfills(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
@@ -34,7 +34,7 @@ func TestCountsMigrationBackfills(t *testing.T) {
 		`INSERT INTO organizations (id, name, created_at) VALUES (1, 'acme', ` + at + `)`,
 		`INSERT INTO assets (id, organization_id, hostname, created_at, last_seen_at) VALUES (1, 1, 'h1', ` + at + `, ` + at + `), (2, 1, 'h2', ` + at + `, ` + at + `)`,
 		`INSERT INTO products (id, organization_id, vendor, name, version, resolution, created_at, updated_at, deleted_at) VALUES
-			(1, 1, 'v', 'lib', '1', 'exact', ` + at + `, ` + at + `, NULL), (2, 1, 'v', 'lib', '2', 'exact', ` + at + `, ` + at + `, NULL),
+			(1, 1, 'v', 'lib', '1', 'exact', ` + at + `, ` + at + `, NULL), (2, 1, 'v', 'lib', '2', 'unresolved', ` + at + `, ` + at + `, NULL),
 			(3, 1, 'v', 'gone', '1', 'exact', ` + at + `, ` + at + `, ` + at + `), (4, 1, 'w', 'tool', '1', 'unresolved', ` + at + `, ` + at + `, NULL)`,
 		`INSERT INTO installations (asset_id, product_id, created_at, updated_at, removed_at) VALUES
 			(1, 1, ` + at + `, ` + at + `, NULL), (1, 2, ` + at + `, ` + at + `, NULL), (2, 2, ` + at + `, ` + at + `, NULL),
@@ -74,5 +74,9 @@ func TestCountsMigrationBackfills(t *testing.T) {
 	var hosts int
 	if err := st.reader.QueryRowContext(ctx, `SELECT host_count FROM reported_names WHERE vendor = 'v' AND name = 'lib'`).Scan(&hosts); err != nil || hosts != 2 {
 		t.Errorf("hosts of v lib = %d (%v), want 2 (h1 has two versions, h2's removed one does not count)", hosts, err)
+	}
+	var tracked int
+	if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM reported_names`).Scan(&tracked); err != nil || tracked != 2 {
+		t.Errorf("%d names tracked (%v), want 2: v lib and w tool have an unresolved version, v gone none", tracked, err)
 	}
 }

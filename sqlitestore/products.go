@@ -236,13 +236,17 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 
 func (q *queries) CreateProduct(ctx context.Context, p appliance.Product) (int64, error) {
 	k := p.Package
-	return q.insert(ctx, `INSERT INTO products (organization_id, vendor, name, version, cpe_part, cpe_vendor, cpe_product,
+	id, err := q.insert(ctx, `INSERT INTO products (organization_id, vendor, name, version, cpe_part, cpe_vendor, cpe_product,
 		cpe_update, resolution, resolution_confidence, criticality, match_generation, created_at, updated_at,
 		pkg_source, pkg_release, source_package, source_version, purl, pkg_arch, bundle_id, pkg_inferred)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.OrganizationID, p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update,
 		p.Resolution, p.ResolutionConfidence, p.Criticality, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt),
 		k.Source, k.Release, k.SourcePackage, k.SourceVersion, k.PURL, k.Arch, k.BundleID, k.Inferred)
+	if err != nil || p.Resolution != appliance.ResolutionUnresolved {
+		return id, err
+	}
+	return id, q.trackName(ctx, p.OrganizationID, p.Vendor, p.Name)
 }
 
 func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error {
@@ -264,10 +268,14 @@ func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error 
 		return err
 	}
 	if oldVendor != p.Vendor || oldName != p.Name { // renamed: its hosts move from one reported name to the other
-		if err := q.recountName(ctx, p.OrganizationID, oldVendor, oldName); err != nil {
+		if err := q.recountName(ctx, p.OrganizationID, oldVendor, oldName, false); err != nil {
 			return err
 		}
-		if err := q.recountName(ctx, p.OrganizationID, p.Vendor, p.Name); err != nil {
+		if err := q.recountName(ctx, p.OrganizationID, p.Vendor, p.Name, p.Resolution == appliance.ResolutionUnresolved); err != nil {
+			return err
+		}
+	} else if p.Resolution == appliance.ResolutionUnresolved {
+		if err := q.trackName(ctx, p.OrganizationID, p.Vendor, p.Name); err != nil {
 			return err
 		}
 	}

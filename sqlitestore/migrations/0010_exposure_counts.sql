@@ -45,7 +45,8 @@ UPDATE assets SET (product_count, finding_count, finding_critical, finding_high,
      WHERE i.asset_id = assets.id AND i.removed_at IS NULL);
 
 -- How many hosts have a product reported as (vendor, name) now, any version, resolved or
--- not: the review queue's host count, a host with two versions counted once.
+-- not: the review queue's host count, a host with two versions counted once. A name is
+-- tracked (has a row) from the time one of its products is unresolved.
 CREATE TABLE reported_names (
     organization_id INTEGER NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
     vendor          TEXT NOT NULL,
@@ -56,8 +57,8 @@ CREATE TABLE reported_names (
 
 INSERT INTO reported_names (organization_id, vendor, name, host_count)
 SELECT p.organization_id, p.vendor, p.name, count(DISTINCT i.asset_id)
-  FROM installations i JOIN products p ON p.id = i.product_id
- WHERE i.removed_at IS NULL GROUP BY p.organization_id, p.vendor, p.name;
+  FROM products p LEFT JOIN installations i ON i.product_id = p.id AND i.removed_at IS NULL
+ GROUP BY p.organization_id, p.vendor, p.name HAVING max(p.resolution = 'unresolved');
 
 -- Lists of hosts by last contact; a host's history (removed installations too); the newest CVE data.
 CREATE INDEX assets_seen_idx ON assets(organization_id, last_seen_at);
