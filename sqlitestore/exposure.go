@@ -219,10 +219,14 @@ func (q *queries) ListVulnerabilities(ctx context.Context, f appliance.Vulnerabi
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	// One pass: the window counts every row of the filter before the page is cut.
-	rows, err := q.query(ctx, `WITH e AS MATERIALIZED (`+orgCVEs+`)
-		SELECT `+vulnColumns+`, count(*) OVER () FROM e LEFT JOIN cves c ON c.id = e.cve_id LEFT JOIN kev k ON k.cve_id = e.cve_id`+
-		cond+` ORDER BY `+orderBy(vulnSorts, f.Sort, "severity", f.Desc, "e.cve_id")+` LIMIT ? OFFSET ?`, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	// The window counts every row of the filter before the page is cut; the sort reads the
+	// CVE's rank columns only (cves_rank_idx covers them), the page's rows their text.
+	order := orderBy(vulnSorts, f.Sort, "severity", f.Desc, "e.cve_id")
+	rows, err := q.query(ctx, `WITH e AS MATERIALIZED (`+orgCVEs+`),
+		pg AS (SELECT e.*, count(*) OVER () AS total FROM e LEFT JOIN cves c ON c.id = e.cve_id LEFT JOIN kev k ON k.cve_id = e.cve_id`+
+		cond+` ORDER BY `+order+` LIMIT ? OFFSET ?)
+		SELECT `+vulnColumns+`, e.total FROM pg e LEFT JOIN cves c ON c.id = e.cve_id LEFT JOIN kev k ON k.cve_id = e.cve_id
+		ORDER BY `+order, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list vulnerabilities: %w", err)
 	}

@@ -65,3 +65,5 @@ CREATE INDEX assets_seen_idx ON assets(organization_id, last_seen_at);
 CREATE INDEX installations_asset_idx ON installations(asset_id, created_at);
 CREATE INDEX cves_modified_idx ON cves(modified);
 CREATE INDEX cves_imported_idx ON cves(imported_at);
+-- The CVE list sorts and filters on these without reading the records.
+CREATE INDEX cves_rank_idx ON cves(id, severity, score, published);
