@@ -23,6 +23,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
+	"github.com/vulnkeeper/vulnkeeper/appliance/exposure"
 	"github.com/vulnkeeper/vulnkeeper/appliance/feeds"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
@@ -180,6 +181,8 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.deps.Remediation.OnStatusChange(a.deps.Triage.ForAssignment)
 	a.deps.Inventory.OnFindingsChanged(a.findingsChanged)
 	a.deps.Containers.OnFindingsChanged(a.applyTriage)
+	a.deps.Exposure = exposure.NewService(st, cfg.Agent)
+	a.deps.Exposure.OnFindingsChanged(a.findingsChanged)
 	return a, nil
 }
 

@@ -48,6 +48,8 @@ type Asset struct {
 	LastInventoryAt time.Time
 	// InventoryHash fingerprints the last reconciled inventory (see inventory.Submit).
 	InventoryHash string
+	ProductCount  int           // live installations (lists and detail)
+	Findings      FindingCounts // findings of those installations (lists and detail)
 }
 
 // AssetRef names a host in a product's detail.
@@ -74,8 +76,9 @@ type Product struct {
 	DeletedAt            time.Time
 	AssetCount           int // live installations (list and detail)
 	VulnerabilityCount   int
-	Package              PackageInfo // what a host said (or we inferred) of the item as a package
-	FixAvailable         bool        // some finding has a fixed version (list and detail)
+	Package              PackageInfo   // what a host said (or we inferred) of the item as a package
+	FixAvailable         bool          // some finding has a fixed version (list and detail)
+	Findings             FindingCounts // VulnerabilityCount by severity, KEV, worst (list and detail)
 }
 
 // ProductKey is the natural key of a product within an organization.
@@ -183,7 +186,7 @@ type ProductFilter struct {
 	FixAvailable *bool // some finding has a fixed version (with Ubuntu Pro counts)
 	// IncludeSuppressed counts findings a triage rule suppresses (they count nowhere otherwise).
 	IncludeSuppressed bool
-	Sort              string // name, vendor, created_at, criticality, updated_at, version
+	Sort              string // name, vendor, created_at, criticality, updated_at, version, vulnerability_count, max_severity, kev, risk
 	Desc              bool
 	Page, PerPage     int
 }

@@ -22,6 +22,7 @@ type Transactor interface {
 type Reader interface {
 	AccountReader
 	SoftwareReader
+	ExposureReader
 	VulnerabilityReader
 	AdvisoryReader
 	FeedReader
@@ -36,6 +37,7 @@ type Tx interface {
 	Reader
 	AccountWriter
 	SoftwareWriter
+	ExposureWriter
 	VulnerabilityWriter
 	AdvisoryWriter
 	FeedWriter
@@ -89,7 +91,6 @@ type SoftwareReader interface {
 	ListProducts(ctx context.Context, f ProductFilter) ([]Product, int, error)
 	// EachProduct streams every product the filter selects (pages ignored), in list order.
 	EachProduct(ctx context.Context, f ProductFilter, fn func(Product) error) error
-	ProductAssets(ctx context.Context, orgID, productID int64) ([]AssetRef, error)
 	ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]ProductVulnerability, error)
 	LiveInstallations(ctx context.Context, assetID int64) ([]Installation, error)
 	LiveInstalledProducts(ctx context.Context, assetID int64) ([]InstalledProduct, error)

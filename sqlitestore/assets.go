@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -68,8 +69,12 @@ func (q *queries) LiveInstallations(ctx context.Context, assetID int64) ([]appli
 }
 
 func (q *queries) CreateInstallation(ctx context.Context, in appliance.Installation) (int64, error) {
-	return q.insert(ctx, `INSERT INTO installations (asset_id, product_id, path, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+	id, err := q.insert(ctx, `INSERT INTO installations (asset_id, product_id, path, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
 		in.AssetID, in.ProductID, in.Path, fmtTime(in.CreatedAt), fmtTime(in.CreatedAt))
+	if err != nil {
+		return 0, err
+	}
+	return id, q.installationsChanged(ctx, [][2]int64{{in.AssetID, in.ProductID}}, 1)
 }
 
 // CreateInstallations inserts many installations in one statement.
@@ -87,7 +92,14 @@ func (q *queries) CreateInstallations(ctx context.Context, ins []appliance.Insta
 	}
 	_, err = q.exec(ctx, `INSERT INTO installations (asset_id, product_id, path, created_at, updated_at)
 		SELECT value->>0, value->>1, value->>2, value->>3, value->>3 FROM json_each(?)`, string(doc))
-	return translate(err)
+	if err != nil {
+		return translate(err)
+	}
+	pairs := make([][2]int64, len(ins))
+	for i, in := range ins {
+		pairs[i] = [2]int64{in.AssetID, in.ProductID}
+	}
+	return q.installationsChanged(ctx, pairs, 1)
 }
 
 func (q *queries) UpdateInstallationPath(ctx context.Context, id int64, path string, at time.Time) error {
@@ -95,36 +107,27 @@ func (q *queries) UpdateInstallationPath(ctx context.Context, id int64, path str
 }
 
 func (q *queries) RemoveInstallation(ctx context.Context, id int64, at time.Time) error {
-	return q.execOne(ctx, `UPDATE installations SET removed_at = ?, updated_at = ? WHERE id = ? AND removed_at IS NULL`,
-		fmtTime(at), fmtTime(at), id)
+	var pair [2]int64
+	err := q.queryRow(ctx, `UPDATE installations SET removed_at = ?, updated_at = ? WHERE id = ? AND removed_at IS NULL
+		RETURNING asset_id, product_id`, fmtTime(at), fmtTime(at), id).Scan(&pair[0], &pair[1])
+	if err != nil {
+		return fmt.Errorf("remove installation %d: %w", id, translate(err))
+	}
+	return q.installationsChanged(ctx, [][2]int64{pair}, -1)
 }
 
 // LiveInstalledProducts returns the host's live installations with their products (counts
 // not filled), in one query: on an unchanged resubmission this is all reconciliation reads.
 func (q *queries) LiveInstalledProducts(ctx context.Context, assetID int64) ([]appliance.InstalledProduct, error) {
-	rows, err := q.query(ctx, `SELECT i.id, i.asset_id, i.product_id, i.path, i.created_at, i.updated_at, `+leanProductColumns+`
-		FROM installations i JOIN products p ON p.id = i.product_id WHERE i.asset_id = ? AND i.removed_at IS NULL`, assetID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []appliance.InstalledProduct
-	for rows.Next() {
+	return queryAll(ctx, q, func(s scanner) (appliance.InstalledProduct, error) {
 		var ip appliance.InstalledProduct
 		var created, updated string
-		p := &ip.Product
-		var pCreated, pUpdated string
-		var deleted sql.NullString
-		dest := append([]any{&ip.ID, &ip.AssetID, &ip.ProductID, &ip.Path, &created, &updated},
-			productDest(p, &pCreated, &pUpdated, &deleted)...)
-		if err := rows.Scan(dest...); err != nil {
-			return nil, err
-		}
+		var err error
+		ip.Product, err = scanProductAfter(s, &ip.ID, &ip.AssetID, &ip.ProductID, &ip.Path, &created, &updated)
 		ip.CreatedAt, ip.UpdatedAt = parseTime(created), parseTime(updated)
-		p.CreatedAt, p.UpdatedAt, p.DeletedAt = parseTime(pCreated), parseTime(pUpdated), nullTime(deleted)
-		out = append(out, ip)
-	}
-	return out, rows.Err()
+		return ip, err
+	}, `SELECT i.id, i.asset_id, i.product_id, i.path, i.created_at, i.updated_at, `+leanProductColumns+`
+		FROM installations i JOIN products p ON p.id = i.product_id WHERE i.asset_id = ? AND i.removed_at IS NULL`, assetID)
 }
 
 // ForgetInventoriesWith clears the fingerprint of every host with a live installation of the

@@ -13,32 +13,59 @@ import (
 
 const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
-	p.deleted_at,
-	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
-	(SELECT count(*) FROM matches m WHERE m.product_id = p.id AND ` + notSuppressed + `), ` + packageColumns + `,
-	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed' AND ` + notSuppressed + `)`
+	p.deleted_at, p.asset_count, p.vuln_count, ` + packageColumns + `,
+	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed' AND ` + notSuppressed + `),
+	p.vuln_critical, p.vuln_high, p.vuln_medium, p.vuln_low, p.kev_count, p.max_severity, p.max_score`
+
+// The kept finding counts (vuln_count and the rest, counts.go) leave out what triage
+// suppresses; a list asked to include suppressed findings counts them live instead.
+const allFindingsCount = `(SELECT count(*) FROM matches m WHERE m.product_id = p.id AND p.deleted_at IS NULL)`
 
 // notSuppressed holds for a match m that no triage decision takes out of counts (triage.go).
 const notSuppressed = `NOT EXISTS (SELECT 1 FROM triage_findings t WHERE t.product_id = m.product_id
 	AND t.cve_id = m.cve_id AND t.suppresses = 1)`
 
 // withSuppressed drops the triage conditions (notSuppressed, imageNotSuppressed) from a query
-// part, to count suppressed findings too.
+// part, and reads the live count of every finding instead of the kept one, to count
+// suppressed findings too.
 func withSuppressed(part string, include bool) string {
 	if !include {
 		return part
 	}
 	part = strings.ReplaceAll(part, " AND "+notSuppressed, "")
+	part = strings.ReplaceAll(part, "p.vuln_count", allFindingsCount)
 	return strings.ReplaceAll(part, " AND "+imageNotSuppressed, "")
 }
 
-func scanProduct(s scanner) (appliance.Product, error) {
+func scanProduct(s scanner) (appliance.Product, error) { return scanProductAfter(s) }
+
+// scanProductAfter reads the columns before (dest), then productColumns.
+func scanProductAfter(s scanner, dest ...any) (appliance.Product, error) {
+	return scanProductWith(s, dest, nil)
+}
+
+// scanProductBefore reads productColumns, then the columns after (dest).
+func scanProductBefore(s scanner, dest ...any) (appliance.Product, error) {
+	return scanProductWith(s, nil, dest)
+}
+
+func scanProductWith(s scanner, before, after []any) (appliance.Product, error) {
 	var p appliance.Product
 	var created, updated string
 	var deleted sql.NullString
-	err := s.Scan(productDest(&p, &created, &updated, &deleted)...)
+	var rank int
+	dest := append(append(before, productDest(&p, &created, &updated, &deleted)...), productCountDest(&p, &rank)...)
+	err := s.Scan(append(dest, after...)...)
 	p.CreatedAt, p.UpdatedAt, p.DeletedAt = parseTime(created), parseTime(updated), nullTime(deleted)
+	p.Findings.Total = p.VulnerabilityCount
+	findingCountsOf(&p.Findings, rank)
 	return p, err
+}
+
+// productCountDest are the scan destinations of the finding counts ending productColumns.
+func productCountDest(p *appliance.Product, rank *int) []any {
+	c := &p.Findings
+	return []any{&c.Critical, &c.High, &c.Medium, &c.Low, &c.KEV, rank, &c.MaxScore}
 }
 
 // productDest are the scan destinations of productColumns (and leanProductColumns).
@@ -70,7 +97,7 @@ func (q *queries) products(ctx context.Context, query string, args ...any) ([]ap
 // leanProductColumns skip the counts, which reconciliation does not need.
 const leanProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
-	p.deleted_at, 0, 0, ` + packageColumns + `, 0`
+	p.deleted_at, 0, 0, ` + packageColumns + `, 0, 0, 0, 0, 0, 0, 0, 0`
 
 // packageColumns are a product's package facts (appliance.PackageInfo).
 const packageColumns = `p.pkg_source, p.pkg_release, p.source_package, p.source_version, p.purl, p.pkg_arch,
@@ -119,9 +146,13 @@ func (q *queries) ProductByID(ctx context.Context, orgID, id int64) (appliance.P
 	return p, translate(err)
 }
 
-var productSorts = map[string]string{
-	"name": "p.name COLLATE NOCASE", "vendor": "p.vendor COLLATE NOCASE", "created_at": "p.created_at",
-	"criticality": "p.criticality", "updated_at": "p.updated_at", "version": "p.version",
+// productSorts are the ORDER BY terms of each sort; the direction applies to every term.
+var productSorts = map[string][]string{
+	"name": {"p.name COLLATE NOCASE"}, "vendor": {"p.vendor COLLATE NOCASE"}, "created_at": {"p.created_at"},
+	"criticality": {"p.criticality"}, "updated_at": {"p.updated_at"}, "version": {"p.version"},
+	"vulnerability_count": {"p.vuln_count"}, "max_severity": {"p.max_severity", "p.max_score"},
+	"kev":  {"p.kev_count", "p.max_severity"},
+	"risk": {"p.kev_count > 0", "p.max_severity", "p.max_score", "p.asset_count"},
 }
 
 func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) ([]appliance.Product, int, error) {
@@ -175,14 +206,14 @@ func productWhere(f appliance.ProductFilter) (string, []any) {
 		args = append(args, f.Criticality)
 	}
 	if f.HasVulnerabilities != nil {
-		cond := withSuppressed("EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND "+notSuppressed+")", f.IncludeSuppressed)
+		cond := withSuppressed("p.vuln_count > 0", f.IncludeSuppressed)
 		if !*f.HasVulnerabilities {
 			cond = "NOT " + cond
 		}
 		where = append(where, cond)
 	}
 	if f.Installed != nil {
-		cond := "EXISTS (SELECT 1 FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL)"
+		cond := "p.asset_count > 0"
 		if !*f.Installed {
 			cond = "NOT " + cond
 		}
@@ -204,38 +235,29 @@ func productWhere(f appliance.ProductFilter) (string, []any) {
 
 // productOrder is the list's ORDER BY: the chosen sort, then the id.
 func productOrder(f appliance.ProductFilter) string {
-	order, ok := productSorts[f.Sort]
+	return withSuppressed(orderBy(productSorts, f.Sort, "name", f.Desc, "p.id"), f.IncludeSuppressed)
+}
+
+// orderBy is the ORDER BY list of the sort named key in sorts (def when absent), every term
+// then the tie-breaking terms, each in the direction desc says.
+func orderBy(sorts map[string][]string, key, def string, desc bool, tieBreak ...string) string {
+	terms, ok := sorts[key]
 	if !ok {
-		order = productSorts["name"]
+		terms = sorts[def]
 	}
-	dir := "ASC"
-	if f.Desc {
-		dir = "DESC"
+	dir := " ASC"
+	if desc {
+		dir = " DESC"
 	}
-	return fmt.Sprintf("%s %s, p.id %s", order, dir, dir)
+	out := make([]string, 0, len(terms)+len(tieBreak))
+	for _, t := range append(append([]string{}, terms...), tieBreak...) {
+		out = append(out, t+dir)
+	}
+	return strings.Join(out, ", ")
 }
 
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]appliance.AssetRef, error) {
-	rows, err := q.query(ctx, `SELECT DISTINCT a.id, a.hostname FROM installations i
-		JOIN assets a ON a.id = i.asset_id
-		WHERE i.product_id = ? AND i.removed_at IS NULL AND a.organization_id = ? ORDER BY a.hostname`, productID, orgID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []appliance.AssetRef{}
-	for rows.Next() {
-		var a appliance.AssetRef
-		if err := rows.Scan(&a.ID, &a.Hostname); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
 }
 
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
@@ -271,21 +293,50 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 
 func (q *queries) CreateProduct(ctx context.Context, p appliance.Product) (int64, error) {
 	k := p.Package
-	return q.insert(ctx, `INSERT INTO products (organization_id, vendor, name, version, cpe_part, cpe_vendor, cpe_product,
+	id, err := q.insert(ctx, `INSERT INTO products (organization_id, vendor, name, version, cpe_part, cpe_vendor, cpe_product,
 		cpe_update, resolution, resolution_confidence, criticality, match_generation, created_at, updated_at,
 		pkg_source, pkg_release, source_package, source_version, purl, pkg_arch, bundle_id, pkg_inferred)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.OrganizationID, p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update,
 		p.Resolution, p.ResolutionConfidence, p.Criticality, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt),
 		k.Source, k.Release, k.SourcePackage, k.SourceVersion, k.PURL, k.Arch, k.BundleID, k.Inferred)
+	if err != nil || p.Resolution != appliance.ResolutionUnresolved {
+		return id, err
+	}
+	return id, q.trackName(ctx, p.OrganizationID, p.Vendor, p.Name)
 }
 
 func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error {
-	return q.execOne(ctx, `UPDATE products SET vendor = ?, name = ?, version = ?, cpe_part = ?, cpe_vendor = ?, cpe_product = ?,
+	var wasDeleted bool
+	var oldVendor, oldName string
+	if err := q.queryRow(ctx, `SELECT deleted_at IS NOT NULL, vendor, name FROM products WHERE id = ? AND organization_id = ?`,
+		p.ID, p.OrganizationID).Scan(&wasDeleted, &oldVendor, &oldName); err != nil {
+		return translate(err)
+	}
+	err := q.execOne(ctx, `UPDATE products SET vendor = ?, name = ?, version = ?, cpe_part = ?, cpe_vendor = ?, cpe_product = ?,
 		cpe_update = ?, resolution = ?, resolution_confidence = ?, criticality = ?, match_generation = ?, updated_at = ?,
 		deleted_at = ? WHERE id = ? AND organization_id = ?`,
 		p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update, p.Resolution,
 		p.ResolutionConfidence, p.Criticality, p.MatchGeneration, fmtTime(p.UpdatedAt), timeOrNull(p.DeletedAt), p.ID, p.OrganizationID)
+	if err != nil {
+		return err
+	}
+	if err := q.deletedChanged(ctx, p.ID, wasDeleted, !p.DeletedAt.IsZero()); err != nil {
+		return err
+	}
+	if oldVendor != p.Vendor || oldName != p.Name { // renamed: its hosts move from one reported name to the other
+		if err := q.recountName(ctx, p.OrganizationID, oldVendor, oldName, false); err != nil {
+			return err
+		}
+		if err := q.recountName(ctx, p.OrganizationID, p.Vendor, p.Name, p.Resolution == appliance.ResolutionUnresolved); err != nil {
+			return err
+		}
+	} else if p.Resolution == appliance.ResolutionUnresolved {
+		if err := q.trackName(ctx, p.OrganizationID, p.Vendor, p.Name); err != nil {
+			return err
+		}
+	}
+	return q.refreshProductCounts(ctx, p.ID) // a deleted product has no findings on its hosts
 }
 
 func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appliance.MatchInput, generation int64, at time.Time) (int, error) {
@@ -331,8 +382,10 @@ func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appl
 			removed++
 		}
 	}
-	_, err = q.exec(ctx, `UPDATE products SET match_generation = ? WHERE id = ?`, generation, productID)
-	return removed, err
+	if _, err = q.exec(ctx, `UPDATE products SET match_generation = ? WHERE id = ?`, generation, productID); err != nil {
+		return 0, err
+	}
+	return removed, q.refreshProductCounts(ctx, productID)
 }
 
 func (q *queries) ProductsToMatch(ctx context.Context, generation int64, after int64, limit int) ([]appliance.Product, error) {
@@ -352,8 +405,8 @@ func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor,
 }
 
 // ReviewQueue returns one page of the organization's unresolved reported pairs, most
-// installed first, and how many pairs there are. The total counts groups of the
-// resolution index only; host counts are computed for the ordering, as before paging.
+// installed first, and how many pairs there are. Host counts are the kept counts of
+// reported names (a host with two versions counts once), so no installation is read.
 func (q *queries) ReviewQueue(ctx context.Context, orgID int64, page, perPage int) ([]appliance.ReviewItem, int, error) {
 	const unresolved = `FROM products p WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.resolution = 'unresolved'`
 	var total int
@@ -363,11 +416,11 @@ func (q *queries) ReviewQueue(ctx context.Context, orgID int64, page, perPage in
 	if total <= (page-1)*perPage {
 		return nil, total, nil
 	}
-	items, err := q.reviewPage(ctx, `SELECT p.vendor, p.name, group_concat(p.id),
-		(SELECT count(DISTINCT i.asset_id) FROM installations i JOIN products p2 ON p2.id = i.product_id
-		 WHERE p2.organization_id = p.organization_id AND p2.vendor = p.vendor AND p2.name = p.name AND i.removed_at IS NULL) AS hosts
-		`+unresolved+` GROUP BY p.vendor, p.name ORDER BY hosts DESC, p.name, p.vendor LIMIT ? OFFSET ?`,
-		orgID, perPage, (page-1)*perPage)
+	items, err := q.reviewPage(ctx, `SELECT g.vendor, g.name, g.ids, coalesce(r.host_count, 0) AS hosts
+		FROM (SELECT p.organization_id AS org, p.vendor AS vendor, p.name AS name, group_concat(p.id) AS ids `+unresolved+`
+			GROUP BY p.vendor, p.name) AS g
+		LEFT JOIN reported_names r ON r.organization_id = g.org AND r.vendor = g.vendor AND r.name = g.name
+		ORDER BY hosts DESC, g.name, g.vendor LIMIT ? OFFSET ?`, orgID, perPage, (page-1)*perPage)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read review queue: %w", err)
 	}

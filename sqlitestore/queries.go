@@ -112,6 +112,24 @@ func (q *queries) query(ctx context.Context, query string, args ...any) (*sql.Ro
 	return st.QueryContext(ctx, args...)
 }
 
+// queryAll runs query and scans every row with scan; no rows is an empty, non-nil slice.
+func queryAll[T any](ctx context.Context, q *queries, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // queryRow falls back to an unprepared query when preparing fails, so the error surfaces
 // through Row.Scan as callers expect.
 func (q *queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {

@@ -68,20 +68,7 @@ func scanAssignment(s scanner) (appliance.Assignment, error) {
 }
 
 func (q *queries) assignments(ctx context.Context, query string, args ...any) ([]appliance.Assignment, error) {
-	rows, err := q.query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []appliance.Assignment{}
-	for rows.Next() {
-		a, err := scanAssignment(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, q, scanAssignment, query, args...)
 }
 
 func (q *queries) AssignmentByID(ctx context.Context, orgID, id int64) (appliance.Assignment, error) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -147,12 +148,12 @@ func (q *queries) TriageFindings(ctx context.Context, orgID int64) ([]appliance.
 	var out []appliance.TriageFinding
 	for rows.Next() {
 		var f appliance.TriageFinding
-		var created, updated, hosts string
-		var deleted sql.NullString
-		dest := append([]any{&f.ProductID, &f.CVEID}, productDest(&f.Product, &created, &updated, &deleted)...)
-		if err := rows.Scan(append(dest, &hosts)...); err != nil {
+		var hosts string
+		p, err := scanProductWith(rows, []any{&f.ProductID, &f.CVEID}, []any{&hosts})
+		if err != nil {
 			return nil, err
 		}
+		f.Product = p
 		for _, h := range strings.Split(hosts, ",") {
 			if id, err := strconv.ParseInt(h, 10, 64); err == nil {
 				f.AssetIDs = append(f.AssetIDs, id)
@@ -203,6 +204,12 @@ func (q *queries) TriageOrganizations(ctx context.Context) ([]int64, error) {
 }
 
 func (q *queries) ReplaceAppliedTriage(ctx context.Context, orgID int64, ds []appliance.AppliedTriage) error {
+	// The products whose suppressed findings may change have their kept counts refreshed.
+	touched, err := q.ids(ctx, `SELECT DISTINCT t.product_id FROM triage_findings t JOIN products p ON p.id = t.product_id
+		WHERE p.organization_id = ? AND t.suppresses = 1`, orgID)
+	if err != nil {
+		return err
+	}
 	if _, err := q.exec(ctx, `DELETE FROM triage_findings WHERE product_id IN (SELECT id FROM products WHERE organization_id = ?)`, orgID); err != nil {
 		return err
 	}
@@ -223,6 +230,15 @@ func (q *queries) ReplaceAppliedTriage(ctx context.Context, orgID int64, ds []ap
 		}
 		if err != nil {
 			return translate(err)
+		}
+		if d.ContainerImageID == 0 && d.Suppresses {
+			touched = append(touched, d.ProductID)
+		}
+	}
+	slices.Sort(touched)
+	for _, id := range slices.Compact(touched) {
+		if err := q.refreshProductCounts(ctx, id); err != nil {
+			return err
 		}
 	}
 	return nil

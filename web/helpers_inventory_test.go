@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance/exposure"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/kbindex"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
@@ -52,6 +53,7 @@ func withInventory(into *inventoryServices, files ...string) envOption {
 			t.Fatalf("load inventory engine: %v", err)
 		}
 		d.Inventory = svc
+		d.Exposure = exposure.NewService(st, d.AgentConfig).WithClock(d.Now)
 		*into = inventoryServices{Service: svc, Importer: im}
 	})
 }

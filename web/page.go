@@ -14,24 +14,30 @@ type page struct {
 
 // parsePage reads page and per_page; per_page above max is capped, non-numbers are 400.
 func parsePage(r *http.Request, def, max int) (page, error) {
+	return parseNamedPage(r, "page", "per_page", def, max)
+}
+
+// parseNamedPage reads a page number and size from the named parameters (a list inside a
+// detail: hosts_page, hosts_per_page), as parsePage does.
+func parseNamedPage(r *http.Request, pageName, perPageName string, def, max int) (page, error) {
 	p := page{Page: 1, PerPage: def}
 	q := r.URL.Query()
-	if v := q.Get("page"); v != "" {
+	if v := q.Get(pageName); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return p, appliance.Invalid("page", "min", "page must be a whole number of at least 1")
+			return p, appliance.Invalid(pageName, "min", "%s must be a whole number of at least 1", pageName)
 		}
 		p.Page = n
 	}
-	if v := q.Get("per_page"); v != "" {
+	if v := q.Get(perPageName); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return p, appliance.Invalid("per_page", "min", "per_page must be a whole number of at least 1")
+			return p, appliance.Invalid(perPageName, "min", "%s must be a whole number of at least 1", perPageName)
 		}
 		p.PerPage = min(n, max)
 	}
 	if p.Page > 1_000_000 {
-		return p, appliance.Invalid("page", "max", "page must be at most 1000000")
+		return p, appliance.Invalid(pageName, "max", "%s must be at most 1000000", pageName)
 	}
 	return p, nil
 }

@@ -27,6 +27,16 @@ type productJSON struct {
 	productPackageJSON
 }
 
+// productRowJSON is a product in a list: with its findings by severity, KEV and worst severity.
+type productRowJSON struct {
+	productJSON
+	Findings findingCountsJSON `json:"findings"`
+}
+
+func toProductRowJSON(p appliance.Product) productRowJSON {
+	return productRowJSON{productJSON: toProductJSON(p), Findings: toProductFindingsJSON(p.Findings)}
+}
+
 type assetRefJSON struct {
 	ID       int64  `json:"id"`
 	Hostname string `json:"hostname"`
@@ -50,9 +60,18 @@ type productVulnJSON struct {
 // productDetailJSON always carries the two arrays, even when empty.
 type productDetailJSON struct {
 	productJSON
-	Aliases         []string          `json:"aliases"` // other vendor:product spellings of the identity in CVE data
-	Assets          []assetRefJSON    `json:"assets"`
+	Aliases         []string          `json:"aliases"`       // other vendor:product spellings of the identity in CVE data
+	Assets          []assetRefJSON    `json:"assets"`        // one page of the hosts having it, by hostname
+	AssetsPaging    pagingJSON        `json:"assets_paging"` // hosts_page, hosts_per_page choose the page
 	Vulnerabilities []productVulnJSON `json:"vulnerabilities"`
+}
+
+// pagingJSON are the figures of a page of a list inside a detail.
+type pagingJSON struct {
+	Total   int `json:"total"`
+	Page    int `json:"page"`
+	PerPage int `json:"per_page"`
+	Pages   int `json:"pages"`
 }
 
 func toProductJSON(p appliance.Product) productJSON {
@@ -74,6 +93,8 @@ func toProductDetailJSON(d inventory.ProductDetail, now time.Time) productDetail
 	for _, a := range d.Assets {
 		out.Assets = append(out.Assets, assetRefJSON{ID: a.ID, Hostname: a.Hostname})
 	}
+	ap := d.AssetsPage
+	out.AssetsPaging = pagingJSON{Total: ap.Total, Page: ap.Page, PerPage: ap.PerPage, Pages: ap.Pages()}
 	for _, v := range d.Vulnerabilities {
 		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
 			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding), Triage: toTriageJSON(v.Triage, now)}
@@ -119,21 +140,14 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := listResponse[productJSON]{Items: make([]productJSON, 0, len(items)), Total: total, Page: f.Page, PerPage: f.PerPage,
-		Pages: pages(total, f.PerPage)}
-	for _, p := range items {
-		out.Items = append(out.Items, toProductJSON(p))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, pageOf(appliance.Page[appliance.Product]{Items: items, Total: total, Page: f.Page, PerPage: f.PerPage},
+		toProductRowJSON))
 }
 
 // productFilter reads the list query; organization_id never widens the caller's scope.
 func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error) {
-	if err := allowQuery(r, "page", "per_page", "search", "vendor", "criticality", "has_vulnerabilities", "installed", "fix_available",
-		"resolution", "organization_id", "sort", "order", "format", "include_suppressed"); err != nil {
-		return appliance.ProductFilter{}, err
-	}
-	pg, err := parsePage(r, 50, 200)
+	pg, err := listQuery(r, "search", "vendor", "criticality", "has_vulnerabilities", "installed", "fix_available",
+		"resolution", "organization_id", "sort", "order", "format", "include_suppressed")
 	if err != nil {
 		return appliance.ProductFilter{}, err
 	}
@@ -170,15 +184,21 @@ func (s *Server) getProduct(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	include, err := includeSuppressed(r)
-	if err == nil {
-		err = allowQuery(r, "include_suppressed")
+	if err := allowQuery(r, "hosts_page", "hosts_per_page", "include_suppressed"); err != nil {
+		s.writeError(w, r, err)
+		return
 	}
+	include, err := includeSuppressed(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	d, err := s.inventory.Product(r.Context(), currentUser(r).OrganizationID, id)
+	pg, err := parseNamedPage(r, "hosts_page", "hosts_per_page", inventory.ProductAssetsPerPage, inventory.MaxProductAssetsPerPage)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	d, err := s.inventory.ProductPage(r.Context(), currentUser(r).OrganizationID, id, pg.Page, pg.PerPage)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -49,6 +49,13 @@ func (s *Server) apiRoutes() []route {
 		{"DELETE", "/api/products/:id", s.admin(l.global), fn(s.deleteProduct)},
 		{"GET", "/api/resolution/review", s.person(stageFull, l.global), fn(s.resolutionReview)},
 
+		{"GET", "/api/assets", s.person(stageFull, l.global), fn(s.listAssets)},
+		{"GET", "/api/assets/:id", s.person(stageFull, l.global), fn(s.getAsset)},
+		{"DELETE", "/api/assets/:id", s.admin(l.global), fn(s.deleteAsset)},
+		{"GET", "/api/vulnerabilities", s.person(stageFull, l.global), fn(s.listVulnerabilities)},
+		{"GET", "/api/vulnerabilities/:cve_id", s.person(stageFull, l.global), fn(s.getVulnerability)},
+		{"GET", "/api/dashboard", s.person(stageFull, l.global), fn(s.dashboard)},
+
 		{"GET", "/api/containers", s.person(stageFull, l.containers), fn(s.listContainers)},
 		{"GET", "/api/containers/:id", s.person(stageFull, l.containers), fn(s.getContainer)},
 		{"GET", "/api/remediation/assignments", s.person(stageFull, l.global), fn(s.listAssignments)},

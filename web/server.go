@@ -22,6 +22,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
+	"github.com/vulnkeeper/vulnkeeper/appliance/exposure"
 	"github.com/vulnkeeper/vulnkeeper/appliance/feeds"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
@@ -65,6 +66,7 @@ type Deps struct {
 	Accounts      *accounts.Accounts
 	AgentConfig   appliance.AgentConfig
 	Inventory     *inventory.Service
+	Exposure      *exposure.Service // hosts, CVEs and the dashboard (issue 11)
 	Containers    *containers.Containers
 	Remediation   *remediation.Remediation
 	Triage        *triage.Service
@@ -85,6 +87,7 @@ type Server struct {
 	accounts    *accounts.Accounts
 	agentCfg    appliance.AgentConfig
 	inventory   *inventory.Service
+	exposure    *exposure.Service
 	containers  *containers.Containers
 	remediation *remediation.Remediation
 	triage      *triage.Service
@@ -120,7 +123,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, triage: d.Triage, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, exposure: d.Exposure, containers: d.Containers, remediation: d.Remediation, triage: d.Triage, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	if s.ui, err = loadUIAssets(); err != nil {

@@ -17,9 +17,16 @@ var timeZero time.Time
 type ProductDetail struct {
 	appliance.Product
 	Aliases         []appliance.Identity // the other spellings NVD files the product's CVEs under
-	Assets          []appliance.AssetRef
+	Assets          []appliance.AssetRef // one page of AssetsPage
+	AssetsPage      appliance.Page[appliance.AssetRef]
 	Vulnerabilities []appliance.ProductVulnerability
 }
+
+// Page sizes of a product's hosts.
+const (
+	ProductAssetsPerPage    = 100
+	MaxProductAssetsPerPage = 500
+)
 
 // ProductInput is a create or a partial update; nil fields are left alone.
 type ProductInput struct {
@@ -27,12 +34,13 @@ type ProductInput struct {
 	Criticality                *int
 }
 
-var productSorts = map[string]bool{"name": true, "vendor": true, "created_at": true, "criticality": true, "updated_at": true, "version": true}
+var productSorts = map[string]bool{"name": true, "vendor": true, "created_at": true, "criticality": true, "updated_at": true,
+	"version": true, "vulnerability_count": true, "max_severity": true, "kev": true, "risk": true}
 
 // ValidateFilter checks a list query; page and per-page bounds are the caller's.
 func ValidateFilter(f appliance.ProductFilter) error {
 	if f.Sort != "" && !productSorts[f.Sort] {
-		return appliance.Invalid("sort", "enum", "sort must be one of name, vendor, created_at, criticality, updated_at, version")
+		return appliance.Invalid("sort", "enum", "sort must be one of name, vendor, created_at, criticality, updated_at, version, vulnerability_count, max_severity, kev, risk")
 	}
 	if f.Criticality != 0 && (f.Criticality < 1 || f.Criticality > 5) {
 		return appliance.Invalid("criticality", "range", "criticality must be between 1 and 5")
@@ -60,13 +68,20 @@ func (s *Service) EachProduct(ctx context.Context, f appliance.ProductFilter, fn
 	return s.store.EachProduct(ctx, f, fn)
 }
 
-// Product returns one product of the organization with its hosts and vulnerabilities.
+// Product returns one product of the organization with the first page of its hosts and its vulnerabilities.
 func (s *Service) Product(ctx context.Context, orgID, id int64) (ProductDetail, error) {
+	return s.ProductPage(ctx, orgID, id, 1, ProductAssetsPerPage)
+}
+
+// ProductPage returns one product of the organization with one page of its hosts (by
+// hostname) and its vulnerabilities.
+func (s *Service) ProductPage(ctx context.Context, orgID, id int64, page, perPage int) (ProductDetail, error) {
 	p, err := s.store.ProductByID(ctx, orgID, id)
 	if err != nil {
 		return ProductDetail{}, productErr(err, id)
 	}
-	assets, err := s.store.ProductAssets(ctx, orgID, id)
+	page, perPage = max(page, 1), min(max(perPage, 1), MaxProductAssetsPerPage)
+	assets, total, err := s.store.ProductAssetsPage(ctx, orgID, id, page, perPage)
 	if err != nil {
 		return ProductDetail{}, err
 	}
@@ -74,7 +89,8 @@ func (s *Service) Product(ctx context.Context, orgID, id int64) (ProductDetail, 
 	if err != nil {
 		return ProductDetail{}, err
 	}
-	return ProductDetail{Product: p, Aliases: s.engine.aliases(p), Assets: assets, Vulnerabilities: vulns}, nil
+	return ProductDetail{Product: p, Aliases: s.engine.aliases(p), Assets: assets, Vulnerabilities: vulns,
+		AssetsPage: appliance.Page[appliance.AssetRef]{Total: total, Page: page, PerPage: perPage}}, nil
 }
 
 func productErr(err error, id int64) error {
