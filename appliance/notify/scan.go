@@ -13,8 +13,9 @@ import (
 // scanBatch is how many new or gone findings one scan takes.
 const scanBatch = 5000
 
-// Run scans for events and delivers them until ctx ends: at once when woken by
-// FindingsChanged, otherwise every Tick.
+// Run scans for events and delivers them until ctx ends: findings and due deliveries at
+// once when woken by FindingsChanged and otherwise every Tick; the events that come with
+// time (and digests) at most once a minute.
 func (s *Service) Run(ctx context.Context) {
 	tick := s.opts.Tick
 	if tick <= 0 {
@@ -22,8 +23,13 @@ func (s *Service) Run(ctx context.Context) {
 	}
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	var timed time.Time
 	for {
-		if err := s.RunOnce(ctx); err != nil && ctx.Err() == nil {
+		withTime := time.Since(timed) >= time.Minute
+		if withTime {
+			timed = time.Now()
+		}
+		if err := s.run(ctx, withTime); err != nil && ctx.Err() == nil {
 			s.log.Warn("notifications failed", slog.Any("error", err))
 		}
 		select {
@@ -37,18 +43,22 @@ func (s *Service) Run(ctx context.Context) {
 
 // RunOnce records the events that happened since the last run, queues their deliveries and
 // mails, and sends what is due.
-func (s *Service) RunOnce(ctx context.Context) error {
+func (s *Service) RunOnce(ctx context.Context) error { return s.run(ctx, true) }
+
+func (s *Service) run(ctx context.Context, withTime bool) error {
 	if err := s.scanFindings(ctx, EventFindingNew); err != nil {
 		return fmt.Errorf("new findings: %w", err)
 	}
 	if err := s.scanFindings(ctx, EventFindingResolved); err != nil {
 		return fmt.Errorf("resolved findings: %w", err)
 	}
-	if err := s.scanTimed(ctx); err != nil {
-		return err
-	}
-	if err := s.queueDigests(ctx); err != nil {
-		return fmt.Errorf("digests: %w", err)
+	if withTime {
+		if err := s.scanTimed(ctx); err != nil {
+			return err
+		}
+		if err := s.queueDigests(ctx); err != nil {
+			return fmt.Errorf("digests: %w", err)
+		}
 	}
 	return s.deliverDue(ctx)
 }
