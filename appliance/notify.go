@@ -143,6 +143,8 @@ type NotifyWriter interface {
 	AddEvent(ctx context.Context, e NotifyEvent) (int64, bool, error)
 	AddDelivery(ctx context.Context, d WebhookDelivery) (int64, error)
 	SaveDeliveryAttempt(ctx context.Context, d WebhookDelivery) error
+	// PostponeDeliveries moves the webhook's pending deliveries due before until to until.
+	PostponeDeliveries(ctx context.Context, webhookID int64, until time.Time) error
 	// MarkAnnounced records findings as announced and returns their notice ids, in order.
 	MarkAnnounced(ctx context.Context, fs []FindingNotice) ([]int64, error)
 	// ForgetAnnounced removes the announcements of resolved findings.

@@ -120,6 +120,12 @@ func (q *queries) SaveDeliveryAttempt(ctx context.Context, d appliance.WebhookDe
 		d.Status, d.Attempts, timeOrNull(d.NextAttemptAt), d.LastStatusCode, d.LastError, timeOrNull(d.DeliveredAt), d.ID)
 }
 
+func (q *queries) PostponeDeliveries(ctx context.Context, webhookID int64, until time.Time) error {
+	_, err := q.exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = ?
+		WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at < ?`, fmtTime(until), webhookID, fmtTime(until))
+	return err
+}
+
 func (q *queries) AddEvent(ctx context.Context, e appliance.NotifyEvent) (int64, bool, error) {
 	res, err := q.exec(ctx, `INSERT INTO notify_events (organization_id, event_key, type, data, created_at)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING`,

@@ -18,7 +18,11 @@ func (s *Service) deliverDue(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("due deliveries: %w", err)
 	}
+	down := map[int64]bool{} // webhooks that failed in this round
 	for _, d := range ds {
+		if down[d.WebhookID] {
+			continue // postponed with the failed one
+		}
 		w, err := s.store.WebhookByID(ctx, d.WebhookID)
 		if errors.Is(err, appliance.ErrNotFound) {
 			continue // deleted meanwhile, its deliveries with it
@@ -26,9 +30,18 @@ func (s *Service) deliverDue(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := s.attempt(ctx, w, d); err != nil {
+		if !w.Enabled {
+			d.Status, d.LastError = appliance.DeliveryFailed, "webhook disabled"
+			if err := s.store.InTx(ctx, func(tx appliance.Tx) error { return tx.SaveDeliveryAttempt(ctx, d) }); err != nil {
+				return err
+			}
+			continue
+		}
+		d, err = s.attempt(ctx, w, d)
+		if err != nil {
 			return err
 		}
+		down[w.ID] = d.Status != appliance.DeliveryDelivered
 	}
 	return s.sendDueMails(ctx)
 }
@@ -56,7 +69,14 @@ func (s *Service) attempt(ctx context.Context, w appliance.Webhook, d appliance.
 		}
 	}
 	wctx := context.WithoutCancel(ctx) // the attempt happened: record it even when ctx ends
-	err = s.store.InTx(wctx, func(tx appliance.Tx) error { return tx.SaveDeliveryAttempt(wctx, d) })
+	err = s.store.InTx(wctx, func(tx appliance.Tx) error {
+		if err := tx.SaveDeliveryAttempt(wctx, d); err != nil || d.Status != appliance.DeliveryPending {
+			return err
+		}
+		// A target that failed now is not tried again for its other deliveries before this
+		// one's next attempt: a dead endpoint cannot hold up the others' deliveries.
+		return tx.PostponeDeliveries(wctx, w.ID, d.NextAttemptAt)
+	})
 	return d, err
 }
 
