@@ -235,3 +235,21 @@ func TestWebhookTestPingAndTeamsPreset(t *testing.T) {
 		t.Errorf("teams body %v", card)
 	}
 }
+
+// Deliveries queued for a webhook that is then disabled are not sent: they fail, saying why.
+func TestDisabledWebhookFailsItsQueue(t *testing.T) {
+	w := newNotifyWorld(t, nil)
+	rc := newReceiver(t, 503)
+	hook := w.createHook(t, map[string]any{"url": rc.URL, "events": []string{"finding.new"}})
+	w.submit(t, "host-a", inv("Google LLC", "Google Chrome", "116.0.5845.96"))
+	w.run(t)
+	if res := w.alice.do(t, "PUT", fmt.Sprintf("/api/webhooks/%d", hook.ID), map[string]any{"enabled": false}); res.Status != 200 {
+		t.Fatalf("disable: %d", res.Status)
+	}
+	w.clk.Add(time.Minute)
+	w.run(t)
+	d := decodeBody[listResponse[deliveryView]](t, w.alice.do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries", hook.ID), nil)).Items
+	if len(rc.take()) != 1 || len(d) != 1 || d[0].Status != "failed" || d[0].Attempts != 1 || *d[0].LastError != "webhook disabled" {
+		t.Fatalf("deliveries %+v", d)
+	}
+}
