@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
+	"github.com/vulnkeeper/vulnkeeper/appliance/notify"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 	"github.com/vulnkeeper/vulnkeeper/appliance/triage"
 
@@ -183,6 +184,8 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.deps.Containers.OnFindingsChanged(a.applyTriage)
 	a.deps.Exposure = exposure.NewService(st, cfg.Agent)
 	a.deps.Exposure.OnFindingsChanged(a.findingsChanged)
+	a.deps.Notify = newNotifier(st, cfg, log)
+	a.deps.Inventory.SetNotifier(a.deps.Notify)
 	return a, nil
 }
 
@@ -210,6 +213,7 @@ func (a *app) start(ctx context.Context) error {
 			a.log.Error("refresh after a KB sync failed", slog.Any("error", err))
 		}
 	})
+	go a.deps.Notify.Run(ctx)
 	go a.deps.Feeds.Run(ctx, func(ctx context.Context) {
 		if err := inv.Refresh(ctx); err != nil {
 			a.log.Error("refresh after a feed sync failed", slog.Any("error", err))
@@ -230,6 +234,18 @@ func (a *app) applyTriage(ctx context.Context) {
 	if err := a.deps.Triage.Refresh(ctx); err != nil {
 		a.log.Error("applying triage rules to changed findings failed", slog.Any("error", err))
 	}
+}
+
+// newNotifier builds the notifications service: webhooks always, mail when an SMTP server
+// is configured; feed.stale follows feeds.stale_after.
+func newNotifier(st *sqlitestore.Store, cfg Config, log *slog.Logger) *notify.Service {
+	opts := cfg.Notify
+	opts.StaleAfter = cfg.Feeds.StaleAfter
+	var mailer notify.Mailer
+	if opts.MailEnabled() {
+		mailer = web.NewSMTPMailer(opts, nil)
+	}
+	return notify.NewService(st, opts, web.NewWebhookClient(opts), mailer, log)
 }
 
 // autoResolve closes the assignments whose finding disappeared.

@@ -15,6 +15,7 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/feeds"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
+	"github.com/vulnkeeper/vulnkeeper/appliance/notify"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 	"github.com/vulnkeeper/vulnkeeper/web"
 )
@@ -29,6 +30,7 @@ type Config struct {
 	Agent   appliance.AgentConfig `mapstructure:"agent"`
 	License licensing.Options     `mapstructure:"license"`
 	Feeds   feeds.Options         `mapstructure:"feeds"`
+	Notify  notify.Options        `mapstructure:"notify"`
 	Log     logConfig             `mapstructure:"log"`
 }
 
@@ -53,6 +55,7 @@ func defaultConfig() Config {
 		Agent:   appliance.DefaultAgentConfig(),
 		License: licensing.DefaultOptions(),
 		Feeds:   feeds.DefaultOptions(),
+		Notify:  notify.DefaultOptions(),
 		Log:     logConfig{Level: "info", Format: "text"},
 	}
 }
@@ -85,6 +88,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("log.format must be text or json, not %q", c.Log.Format)
 	}
 	if err := c.Feeds.Validate(); err != nil {
+		return err
+	}
+	if err := c.Notify.Validate(); err != nil {
 		return err
 	}
 	return c.Agent.Validate()
@@ -186,7 +192,7 @@ func newLogger(c logConfig) *slog.Logger {
 }
 
 // secretSettings are shown as <redacted> by config show.
-var secretSettings = map[string]bool{"license.admin_token": true, "feeds.nvd_api_key": true}
+var secretSettings = map[string]bool{"license.admin_token": true, "feeds.nvd_api_key": true, "notify.smtp_password": true}
 
 // redacted returns the configuration as nested maps keyed like the config file, with
 // secrets hidden and durations written as in the file.

@@ -30,6 +30,7 @@ type Reader interface {
 	RemediationReader
 	LicenseReader
 	TriageReader
+	NotifyReader
 }
 
 // Tx is the view of the store inside one write transaction.
@@ -45,6 +46,7 @@ type Tx interface {
 	RemediationWriter
 	LicenseWriter
 	TriageWriter
+	NotifyWriter
 }
 
 // AccountReader looks up organizations, people and agent keys.

@@ -81,6 +81,16 @@ func (s *Server) apiRoutes() []route {
 		{"GET", "/api/kb/status", s.person(stageFull, l.global), fn(s.kbStatus)},
 		{"GET", "/api/feeds", s.person(stageFull, l.global), fn(s.listFeeds)},
 
+		{"GET", "/api/webhooks", s.admin(l.global), fn(s.listWebhooks)},
+		{"POST", "/api/webhooks", s.admin(l.global), fn(s.createWebhook)},
+		{"GET", "/api/webhooks/:id", s.admin(l.global), fn(s.getWebhook)},
+		{"PUT", "/api/webhooks/:id", s.admin(l.global), fn(s.updateWebhook)},
+		{"DELETE", "/api/webhooks/:id", s.admin(l.global), fn(s.deleteWebhook)},
+		{"GET", "/api/webhooks/:id/deliveries", s.admin(l.global), fn(s.webhookDeliveries)},
+		{"POST", "/api/webhooks/:id/test", s.admin(l.global), fn(s.testWebhook)},
+		{"GET", "/api/me/notifications", s.person(stageFull, l.global), fn(s.getNotifyPrefs)},
+		{"PUT", "/api/me/notifications", s.person(stageFull, l.global), fn(s.putNotifyPrefs)},
+
 		{"POST", "/api/agent/inventory", s.agent(l.inventory), fn(s.submitInventory)},
 		{"POST", "/api/agent/sbom", s.agent(l.inventory), fn(s.submitSBOM)},
 		{"POST", "/api/agent/heartbeat", s.agent(l.heartbeat), fn(s.heartbeat)},

@@ -27,6 +27,7 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/kb"
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
+	"github.com/vulnkeeper/vulnkeeper/appliance/notify"
 )
 
 // Options configure the listener and the HTTP server.
@@ -74,6 +75,7 @@ type Deps struct {
 	KBHub         *kb.Hub // the licence server's KB: push, pull, sources
 	KBSync        *kb.Client
 	Feeds         *feeds.Syncer // nil: no sync (licence server, tests without it)
+	Notify        *notify.Service
 	Sessions      scs.Store
 	OpenAPI       []byte // data/openapi.yaml
 	LicenseServer bool
@@ -95,6 +97,7 @@ type Server struct {
 	kbHub       *kb.Hub
 	kbsync      *kb.Client
 	feeds       *feeds.Syncer
+	notify      *notify.Service
 	sessions    *scs.SessionManager
 	log         *slog.Logger
 	openapi     []byte // JSON
@@ -123,7 +126,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, exposure: d.Exposure, containers: d.Containers, remediation: d.Remediation, triage: d.Triage, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, exposure: d.Exposure, containers: d.Containers, remediation: d.Remediation, triage: d.Triage, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, notify: d.Notify, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	if s.ui, err = loadUIAssets(); err != nil {

@@ -61,6 +61,10 @@ func (s *Server) uiRoutes() []route {
 		{"POST", "/admin/users/:id/role", admin, fn(s.userRoleSubmit)},
 		{"POST", "/admin/users/:id/totp-reset", admin, fn(s.userTOTPResetSubmit)},
 		{"POST", "/admin/users/:id/force-password", admin, fn(s.userForcePasswordSubmit)},
+		{"GET", "/admin/webhooks", admin, fn(s.webhooksPage)},
+		{"POST", "/admin/webhooks", admin, fn(s.webhookCreateSubmit)},
+		{"POST", "/admin/webhooks/:id/delete", admin, fn(s.webhookDeleteSubmit)},
+		{"POST", "/admin/webhooks/:id/test", admin, fn(s.webhookTestSubmit)},
 		{"GET", "/admin/settings", admin, fn(s.settingsPage)},
 		{"POST", "/admin/sla", admin, fn(s.slaSubmit)},
 	}

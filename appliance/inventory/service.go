@@ -22,7 +22,11 @@ type Service struct {
 	// afterChange runs after a commit that may have made findings disappear (remediation
 	// closes the assignments whose finding is gone).
 	afterChange func(context.Context)
+	notifier    appliance.Notifier // nil: nobody is told
 }
+
+// SetNotifier makes the service tell n after every change that may add or remove findings.
+func (s *Service) SetNotifier(n appliance.Notifier) { s.notifier = n }
 
 // OnFindingsChanged registers fn to run after inventories, re-matching and product changes.
 func (s *Service) OnFindingsChanged(fn func(context.Context)) { s.afterChange = fn }
@@ -33,6 +37,9 @@ func (s *Service) OnFindingsChanged(fn func(context.Context)) { s.afterChange = 
 func (s *Service) findingsChanged(ctx context.Context) {
 	if s.afterChange != nil {
 		s.afterChange(context.WithoutCancel(ctx))
+	}
+	if s.notifier != nil {
+		s.notifier.FindingsChanged(context.WithoutCancel(ctx))
 	}
 }
 
