@@ -41,6 +41,8 @@ type ContainerFinding struct {
 	HasScore         bool
 	KEV              bool
 	EPSS             *EPSSScore // nil when EPSS has no score for the CVE
+	CVEFacts                    // from the CVE data, when it knows the CVE
+	Risk             Risk
 }
 
 // ContainerFilter selects one organization's images; Severity (uppercase) keeps images with

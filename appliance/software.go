@@ -124,7 +124,44 @@ type ProductVulnerability struct {
 	Description string
 	EPSS        *EPSSScore // nil when EPSS has no score for the CVE
 	Finding
+	CVEFacts
+	Risk Risk // computed by the risk package from the facts and the product's criticality
 }
+
+// CVEFacts are what the CVE data says of a finding's CVE beyond its severity: the CVSS
+// metric it is scored by, its CISA KEV entry and the references that fix it.
+type CVEFacts struct {
+	CVSS       *CVSS      // nil when the CVE data has no score
+	KEVEntry   *KEVStatus // nil when CISA KEV does not list the CVE
+	References []Reference
+}
+
+// CVSS is the one metric a CVE is scored by: v4.0 when present, else v3.1, v3.0, v2.0,
+// NVD's own (Primary) metric before the others of the same version.
+type CVSS struct {
+	Version string // "4.0", "3.1", "3.0" or "2.0"
+	Score   float64
+	Vector  string
+	Source  string // "NVD", "CISA-ADP" or the CNA's name
+}
+
+// KEVStatus is what CISA KEV says of a CVE that it lists.
+type KEVStatus struct {
+	DueDate    time.Time // zero when the catalogue names none
+	Ransomware bool      // knownRansomwareCampaignUse is "Known"
+}
+
+// Reference is a link of a CVE record that fixes or advises on it, with the tags that say so.
+type Reference struct {
+	URL  string   `json:"url"`
+	Tags []string `json:"tags"`
+}
+
+// The reference tags a finding shows (NVD's spelling).
+const (
+	TagPatch          = "Patch"
+	TagVendorAdvisory = "Vendor Advisory"
+)
 
 // CVERecord is a CVE as stored; Configurations is the nvd package's compact encoding.
 type CVERecord struct {
@@ -138,7 +175,10 @@ type CVERecord struct {
 	Vector         string
 	Severity       string
 	ScoreVersion   string
+	ScoreSource    string // who scored it: "NVD", "CISA-ADP" or the CNA's name
 	Configurations []byte
+	References     []Reference // tagged Patch or Vendor Advisory
+	Origin         string      // "nvd", or "cve5" for a CVE JSON 5 record NVD has not enriched
 }
 
 // KEVRecord marks a CVE as known exploited (CISA KEV).

@@ -224,7 +224,7 @@ func (q *queries) ProductAssets(ctx context.Context, orgID, productID int64) ([]
 
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
 	rows, err := q.query(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
-		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories, `+epssColumns+`
+		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories, `+epssColumns+`, `+cveFactColumns+`
 		FROM matches m JOIN products p ON p.id = m.product_id
 		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id LEFT JOIN epss e ON e.cve_id = m.cve_id
 		WHERE m.product_id = ? AND p.organization_id = ?
@@ -239,11 +239,14 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 		var score sql.NullFloat64
 		var due sql.NullString
 		var epss nullEPSS
-		if err := rows.Scan(append([]any{&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
-			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories}, epss.dest()...)...); err != nil {
+		var facts nullCVEFacts
+		dest := append([]any{&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
+			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories}, epss.dest()...)
+		if err := rows.Scan(append(dest, facts.dest()...)...); err != nil {
 			return nil, err
 		}
 		v.Score, v.HasScore, v.KEVDue, v.EPSS = score.Float64, score.Valid, nullTime(due), epss.value(v.CVEID)
+		v.CVEFacts = facts.value()
 		out = append(out, v)
 	}
 	return out, rows.Err()

@@ -65,8 +65,8 @@ type containerVulnJSON struct {
 	Title            string    `json:"title"`
 	Description      string    `json:"description"`
 	Score            *float64  `json:"score,omitempty"`
-	KEV              bool      `json:"kev"`
 	EPSS             *epssJSON `json:"epss"`
+	cveFactsJSON
 }
 
 type containerDetailJSON struct {
@@ -88,8 +88,8 @@ func toContainerDetailJSON(d containers.ContainerDetail) containerDetailJSON {
 	out := containerDetailJSON{containerJSON: toContainerJSON(d.ContainerImage), Vulnerabilities: make([]containerVulnJSON, 0, len(d.Findings))}
 	for _, f := range d.Findings {
 		v := containerVulnJSON{CVEID: f.CVEID, PackageName: f.PackageName, InstalledVersion: f.InstalledVersion,
-			FixedVersion: f.FixedVersion, Severity: f.Severity, Title: f.Title, Description: f.Description, KEV: f.KEV,
-			EPSS: toEPSSJSON(f.EPSS)}
+			FixedVersion: f.FixedVersion, Severity: f.Severity, Title: f.Title, Description: f.Description,
+			EPSS: toEPSSJSON(f.EPSS), cveFactsJSON: toCVEFactsJSON(f.CVEFacts, f.Risk)}
 		if f.HasScore {
 			score := f.Score
 			v.Score = &score

@@ -37,13 +37,13 @@ type productVulnJSON struct {
 	CVEID       string    `json:"cve_id"`
 	Severity    string    `json:"severity"`
 	Score       *float64  `json:"score"`
-	KEV         bool      `json:"kev"`
 	KEVDueDate  *string   `json:"kev_due_date"`
 	Criteria    string    `json:"criteria"`
 	Platform    string    `json:"platform,omitempty"`
 	Description string    `json:"description"`
 	EPSS        *epssJSON `json:"epss"`
 	findingJSON
+	cveFactsJSON
 }
 
 // productDetailJSON always carries the two arrays, even when empty.
@@ -74,8 +74,9 @@ func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
 		out.Assets = append(out.Assets, assetRefJSON{ID: a.ID, Hostname: a.Hostname})
 	}
 	for _, v := range d.Vulnerabilities {
-		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
-			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding)}
+		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, Criteria: v.Criteria,
+			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding),
+			cveFactsJSON: toCVEFactsJSON(v.CVEFacts, v.Risk)}
 		if v.HasScore {
 			score := v.Score
 			vj.Score = &score

@@ -86,7 +86,8 @@ func (h *feedHandler) CVE(ctx context.Context, c nvd.CVE) error {
 	}
 	rec := appliance.CVERecord{ID: c.ID, Description: c.Description, Status: c.Status, Published: c.Published,
 		Modified: c.Modified, Score: c.Score, HasScore: c.ScoreVersion != "", Vector: c.Vector, Severity: c.Severity,
-		ScoreVersion: c.ScoreVersion, Configurations: nvd.EncodeConfigurations(c.Configurations)}
+		ScoreVersion: c.ScoreVersion, ScoreSource: c.ScoreSource, Configurations: nvd.EncodeConfigurations(c.Configurations),
+		References: c.References, Origin: c.Origin}
 	if err := h.tx.UpsertCVE(ctx, rec, h.at); err != nil {
 		return fmt.Errorf("store %s: %w", c.ID, err)
 	}

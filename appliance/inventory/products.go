@@ -1,14 +1,17 @@
 package inventory
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/cpe"
 	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
+	"github.com/vulnkeeper/vulnkeeper/appliance/risk"
 )
 
 var timeZero time.Time
@@ -74,7 +77,22 @@ func (s *Service) Product(ctx context.Context, orgID, id int64) (ProductDetail, 
 	if err != nil {
 		return ProductDetail{}, err
 	}
+	rankByRisk(vulns, p.Criticality)
 	return ProductDetail{Product: p, Aliases: s.engine.aliases(p), Assets: assets, Vulnerabilities: vulns}, nil
+}
+
+// rankByRisk scores each finding at the product's criticality and orders them riskiest first
+// (then by CVE id, newest first).
+func rankByRisk(vs []appliance.ProductVulnerability, criticality int) {
+	for i := range vs {
+		vs[i].Risk = risk.Product(vs[i], criticality)
+	}
+	slices.SortStableFunc(vs, func(a, b appliance.ProductVulnerability) int {
+		if c := cmp.Compare(b.Risk.Score, a.Risk.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(b.CVEID, a.CVEID)
+	})
 }
 
 func productErr(err error, id int64) error {
