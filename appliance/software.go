@@ -76,6 +76,9 @@ type Product struct {
 	VulnerabilityCount   int
 	Package              PackageInfo // what a host said (or we inferred) of the item as a package
 	FixAvailable         bool        // some finding has a fixed version (list and detail)
+	// Risk is the largest risk score of the product's findings, nil without findings (list
+	// and detail).
+	Risk *float64
 }
 
 // ProductKey is the natural key of a product within an organization.
@@ -220,7 +223,7 @@ type ProductFilter struct {
 	Installed     *bool
 	Resolution    ResolutionMethod
 	FixAvailable  *bool  // some finding has a fixed version (with Ubuntu Pro counts)
-	Sort          string // name, vendor, created_at, criticality, updated_at, version
+	Sort          string // name, vendor, created_at, criticality, updated_at, version, risk
 	Desc          bool
 	Page, PerPage int
 }

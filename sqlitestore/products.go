@@ -11,12 +11,12 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
+var productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at,
 	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
 	(SELECT count(*) FROM matches m WHERE m.product_id = p.id), ` + packageColumns + `,
-	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')`
+	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed'), ` + productRisk
 
 func scanProduct(s scanner) (appliance.Product, error) {
 	var p appliance.Product
@@ -33,7 +33,7 @@ func productDest(p *appliance.Product, created, updated *string, deleted *sql.Nu
 		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.MatchGeneration,
 		created, updated, deleted, &p.AssetCount, &p.VulnerabilityCount, &p.Package.Source, &p.Package.Release,
 		&p.Package.SourcePackage, &p.Package.SourceVersion, &p.Package.PURL, &p.Package.Arch, &p.Package.BundleID,
-		&p.Package.Inferred, &p.FixAvailable}
+		&p.Package.Inferred, &p.FixAvailable, &p.Risk}
 }
 
 func (q *queries) products(ctx context.Context, query string, args ...any) ([]appliance.Product, error) {
@@ -56,7 +56,7 @@ func (q *queries) products(ctx context.Context, query string, args ...any) ([]ap
 // leanProductColumns skip the counts, which reconciliation does not need.
 const leanProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
-	p.deleted_at, 0, 0, ` + packageColumns + `, 0`
+	p.deleted_at, 0, 0, ` + packageColumns + `, 0, NULL`
 
 // packageColumns are a product's package facts (appliance.PackageInfo).
 const packageColumns = `p.pkg_source, p.pkg_release, p.source_package, p.source_version, p.purl, p.pkg_arch,
@@ -108,6 +108,7 @@ func (q *queries) ProductByID(ctx context.Context, orgID, id int64) (appliance.P
 var productSorts = map[string]string{
 	"name": "p.name COLLATE NOCASE", "vendor": "p.vendor COLLATE NOCASE", "created_at": "p.created_at",
 	"criticality": "p.criticality", "updated_at": "p.updated_at", "version": "p.version",
+	"risk": "coalesce(" + productRisk + ", -1)",
 }
 
 func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) ([]appliance.Product, int, error) {

@@ -3,8 +3,13 @@ package sqlitestore
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/risk"
 )
 
 // cveFactColumns are selected beside a finding from "LEFT JOIN cves c … LEFT JOIN kev k …":
@@ -38,3 +43,23 @@ func (n *nullCVEFacts) value() appliance.CVEFacts {
 	}
 	return f
 }
+
+// productRisk is a product's risk: the largest risk score of its findings (NULL without any),
+// the formula of appliance/risk written in SQL over products p, so lists sort by it. Each
+// factor is rounded to a tenth as the Go formula does.
+var productRisk = func() string {
+	severities := slices.Sorted(maps.Keys(risk.SeverityScores))
+	var sev strings.Builder
+	sev.WriteString("CASE c.severity")
+	for _, s := range severities {
+		fmt.Fprintf(&sev, " WHEN '%s' THEN %g", s, risk.SeverityScores[s])
+	}
+	fmt.Fprintf(&sev, " ELSE %g END", risk.UnknownSeverityScore)
+	severity := fmt.Sprintf("round(coalesce(c.score, %s) * %g, 1)", sev.String(), risk.SeverityWeight)
+	exploit := fmt.Sprintf(`CASE WHEN k.cve_id IS NOT NULL THEN %g + CASE WHEN k.ransomware = 'Known' THEN %g ELSE 0 END
+		ELSE round(coalesce(e.score, 0) * %g, 1) END`, risk.KEVPoints, risk.RansomwarePoints, risk.EPSSWeight)
+	criticality := fmt.Sprintf("(p.criticality - 1) * %g", risk.CriticalityWeight)
+	return fmt.Sprintf(`(SELECT min(100, max(%s + %s) + %s) FROM matches m LEFT JOIN cves c ON c.id = m.cve_id
+		LEFT JOIN kev k ON k.cve_id = m.cve_id LEFT JOIN epss e ON e.cve_id = m.cve_id WHERE m.product_id = p.id)`,
+		severity, exploit, criticality)
+}()

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -24,6 +25,7 @@ type productJSON struct {
 	ResolutionConfidence float64   `json:"resolution_confidence"`
 	CreatedAt            time.Time `json:"created_at"`
 	UpdatedAt            time.Time `json:"updated_at"`
+	Risk                 *int      `json:"risk"` // the largest risk score of its findings; null without findings
 	productPackageJSON
 }
 
@@ -61,6 +63,10 @@ func toProductJSON(p appliance.Product) productJSON {
 		productPackageJSON: toProductPackageJSON(p)}
 	if c := inventory.CPE(p); c != "" {
 		j.CPE = &c
+	}
+	if p.Risk != nil {
+		r := int(math.Round(*p.Risk))
+		j.Risk = &r
 	}
 	return j
 }
@@ -152,7 +158,7 @@ func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error
 	if f.FixAvailable, err = queryBool(r, "fix_available"); err != nil {
 		return f, err
 	}
-	if f.Desc, err = queryOrder(r, false); err != nil {
+	if f.Desc, err = queryOrder(r, f.Sort == "risk"); err != nil { // riskiest first unless asked otherwise
 		return f, err
 	}
 	if _, err := queryInt(r, "organization_id"); err != nil {

@@ -306,3 +306,66 @@ func TestContainerFindingsCarryCVSSAndRisk(t *testing.T) {
 		t.Error("no container finding of a CVE the data knows")
 	}
 }
+
+// GET /api/products?sort=risk lists products riskiest first by their risk — the largest risk
+// score of their findings, as the product detail shows them — products without findings last;
+// order=asc turns it round; a product's criticality counts.
+func TestProductsSortByRisk(t *testing.T) {
+	w := &invWorld{}
+	w.build(t, withInventory(&w.inv, catalogMini, nvd2015, kevFull))
+	for _, p := range []map[string]any{
+		{"name": "Flash Player", "vendor": "Adobe", "version": "11.2.202.400", "cpe": "cpe:2.3:a:adobe:flash_player:*:*:*:*:*:*:*:*", "criticality": 1},
+		{"name": "Elasticsearch", "vendor": "Elastic", "version": "1.3.0", "cpe": "cpe:2.3:a:elastic:elasticsearch:*:*:*:*:*:*:*:*", "criticality": 5},
+		{"name": "Firefox", "vendor": "Mozilla", "version": "38.0", "cpe": "cpe:2.3:a:mozilla:firefox:*:*:*:*:*:*:*:*", "criticality": 3},
+		{"name": "Internal CRM", "vendor": "Zeta", "version": "1"},
+	} {
+		if res := w.alice.do(t, "POST", "/api/products", p); res.Status != 201 {
+			t.Fatalf("create %v: %d %s", p["name"], res.Status, res.Body)
+		}
+	}
+	type riskOnly struct {
+		Vulnerabilities []struct {
+			Risk riskJSON `json:"risk"`
+		} `json:"vulnerabilities"`
+	}
+	list := decodeBody[listResponse[productJSON]](t, w.alice.do(t, "GET", "/api/products?sort=risk", nil))
+	if len(list.Items) != 4 {
+		t.Fatalf("products = %+v", list.Items)
+	}
+	prev := 101
+	for _, p := range list.Items {
+		d := decodeBody[riskOnly](t, w.alice.do(t, "GET", fmt.Sprintf("/api/products/%d", p.ID), nil))
+		top := -1
+		for _, v := range d.Vulnerabilities {
+			top = max(top, v.Risk.Score)
+		}
+		switch {
+		case top < 0 && p.Risk != nil, top >= 0 && (p.Risk == nil || *p.Risk != top):
+			t.Errorf("%s risk %v, its findings' largest %d", p.Name, p.Risk, top)
+		case top > prev:
+			t.Errorf("%s (risk %d) listed after a product of risk %d", p.Name, top, prev)
+		}
+		prev = top
+	}
+	if last := list.Items[3]; last.Name != "Internal CRM" || last.Risk != nil {
+		t.Errorf("last = %s %v, want the product without findings", last.Name, last.Risk)
+	}
+	asc := decodeBody[listResponse[productJSON]](t, w.alice.do(t, "GET", "/api/products?sort=risk&order=asc", nil))
+	for i := range asc.Items {
+		if asc.Items[i].ID != list.Items[3-i].ID {
+			t.Fatalf("order=asc is not the reverse: %v vs %v", asc.Items, list.Items)
+		}
+	}
+	// Criticality counts: the riskiest product at criticality 1 scores less.
+	top := list.Items[0]
+	if res := w.alice.do(t, "PUT", fmt.Sprintf("/api/products/%d", top.ID), map[string]any{"criticality": 1}); res.Status != 200 {
+		t.Fatalf("update: %d %s", res.Status, res.Body)
+	}
+	again := decodeBody[productJSON](t, w.alice.do(t, "GET", fmt.Sprintf("/api/products/%d", top.ID), nil))
+	if top.Criticality == 1 || *top.Risk == 100 {
+		t.Fatalf("the riskiest product %s (criticality %d, risk %d) cannot show what criticality adds", top.Name, top.Criticality, *top.Risk)
+	}
+	if again.Risk == nil || *again.Risk != *top.Risk-(top.Criticality-1)*5 {
+		t.Errorf("%s at criticality 1: risk %v, was %d at %d", top.Name, again.Risk, *top.Risk, top.Criticality)
+	}
+}

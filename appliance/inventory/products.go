@@ -30,12 +30,12 @@ type ProductInput struct {
 	Criticality                *int
 }
 
-var productSorts = map[string]bool{"name": true, "vendor": true, "created_at": true, "criticality": true, "updated_at": true, "version": true}
+var productSorts = map[string]bool{"name": true, "vendor": true, "created_at": true, "criticality": true, "updated_at": true, "version": true, "risk": true}
 
 // ValidateFilter checks a list query; page and per-page bounds are the caller's.
 func ValidateFilter(f appliance.ProductFilter) error {
 	if f.Sort != "" && !productSorts[f.Sort] {
-		return appliance.Invalid("sort", "enum", "sort must be one of name, vendor, created_at, criticality, updated_at, version")
+		return appliance.Invalid("sort", "enum", "sort must be one of name, vendor, created_at, criticality, updated_at, version, risk")
 	}
 	if f.Criticality != 0 && (f.Criticality < 1 || f.Criticality > 5) {
 		return appliance.Invalid("criticality", "range", "criticality must be between 1 and 5")
