@@ -1,6 +1,9 @@
 package appliance
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Risk is a finding's risk score (0–100) and the factors it adds up, so it explains itself.
 type Risk struct {
@@ -28,11 +31,13 @@ type CriticalityReader interface {
 	// CriticalityRules returns the organization's rules and whether it ever set any (false:
 	// the built-in defaults apply).
 	CriticalityRules(ctx context.Context, orgID int64) ([]CriticalityRule, bool, error)
+	// ProductsByRule lists the organization's live products whose criticality no person chose.
+	ProductsByRule(ctx context.Context, orgID int64) ([]Product, error)
 }
 
 // CriticalityWriter stores rules and applies criticalities.
 type CriticalityWriter interface {
-	SaveCriticalityRules(ctx context.Context, orgID int64, rules []CriticalityRule) error
+	SaveCriticalityRules(ctx context.Context, orgID int64, rules []CriticalityRule, at time.Time) error
 	// SetRuleCriticality sets the criticality of a product no person chose one for; it
 	// reports whether the product changed.
 	SetRuleCriticality(ctx context.Context, orgID, productID int64, criticality int) (bool, error)

@@ -68,6 +68,7 @@ type Product struct {
 	Resolution           ResolutionMethod
 	ResolutionConfidence float64
 	Criticality          int
+	CriticalitySet       bool  // a person chose Criticality: rules leave it alone
 	MatchGeneration      int64 // CVE data generation its matches were computed at; -1 never
 	CreatedAt            time.Time
 	UpdatedAt            time.Time

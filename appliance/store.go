@@ -28,6 +28,7 @@ type Reader interface {
 	ContainerReader
 	RemediationReader
 	LicenseReader
+	CriticalityReader
 }
 
 // Tx is the view of the store inside one write transaction.
@@ -41,6 +42,7 @@ type Tx interface {
 	ContainerWriter
 	RemediationWriter
 	LicenseWriter
+	CriticalityWriter
 }
 
 // AccountReader looks up organizations, people and agent keys.

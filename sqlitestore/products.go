@@ -12,7 +12,7 @@ import (
 )
 
 var productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
-	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
+	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.criticality_set, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at,
 	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
 	(SELECT count(*) FROM matches m WHERE m.product_id = p.id), ` + packageColumns + `,
@@ -30,7 +30,7 @@ func scanProduct(s scanner) (appliance.Product, error) {
 // productDest are the scan destinations of productColumns (and leanProductColumns).
 func productDest(p *appliance.Product, created, updated *string, deleted *sql.NullString) []any {
 	return []any{&p.ID, &p.OrganizationID, &p.Vendor, &p.Name, &p.Version, &p.Identity.Part, &p.Identity.Vendor,
-		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.MatchGeneration,
+		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.CriticalitySet, &p.MatchGeneration,
 		created, updated, deleted, &p.AssetCount, &p.VulnerabilityCount, &p.Package.Source, &p.Package.Release,
 		&p.Package.SourcePackage, &p.Package.SourceVersion, &p.Package.PURL, &p.Package.Arch, &p.Package.BundleID,
 		&p.Package.Inferred, &p.FixAvailable, &p.Risk}
@@ -55,7 +55,7 @@ func (q *queries) products(ctx context.Context, query string, args ...any) ([]ap
 
 // leanProductColumns skip the counts, which reconciliation does not need.
 const leanProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
-	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
+	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.criticality_set, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at, 0, 0, ` + packageColumns + `, 0, NULL`
 
 // packageColumns are a product's package facts (appliance.PackageInfo).
@@ -256,20 +256,20 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 func (q *queries) CreateProduct(ctx context.Context, p appliance.Product) (int64, error) {
 	k := p.Package
 	return q.insert(ctx, `INSERT INTO products (organization_id, vendor, name, version, cpe_part, cpe_vendor, cpe_product,
-		cpe_update, resolution, resolution_confidence, criticality, match_generation, created_at, updated_at,
+		cpe_update, resolution, resolution_confidence, criticality, criticality_set, match_generation, created_at, updated_at,
 		pkg_source, pkg_release, source_package, source_version, purl, pkg_arch, bundle_id, pkg_inferred)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.OrganizationID, p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update,
-		p.Resolution, p.ResolutionConfidence, p.Criticality, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt),
+		p.Resolution, p.ResolutionConfidence, p.Criticality, p.CriticalitySet, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt),
 		k.Source, k.Release, k.SourcePackage, k.SourceVersion, k.PURL, k.Arch, k.BundleID, k.Inferred)
 }
 
 func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error {
 	return q.execOne(ctx, `UPDATE products SET vendor = ?, name = ?, version = ?, cpe_part = ?, cpe_vendor = ?, cpe_product = ?,
-		cpe_update = ?, resolution = ?, resolution_confidence = ?, criticality = ?, match_generation = ?, updated_at = ?,
-		deleted_at = ? WHERE id = ? AND organization_id = ?`,
+		cpe_update = ?, resolution = ?, resolution_confidence = ?, criticality = ?, criticality_set = ?, match_generation = ?,
+		updated_at = ?, deleted_at = ? WHERE id = ? AND organization_id = ?`,
 		p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update, p.Resolution,
-		p.ResolutionConfidence, p.Criticality, p.MatchGeneration, fmtTime(p.UpdatedAt), timeOrNull(p.DeletedAt), p.ID, p.OrganizationID)
+		p.ResolutionConfidence, p.Criticality, p.CriticalitySet, p.MatchGeneration, fmtTime(p.UpdatedAt), timeOrNull(p.DeletedAt), p.ID, p.OrganizationID)
 }
 
 func (q *queries) ReplaceMatches(ctx context.Context, productID int64, ms []appliance.MatchInput, generation int64, at time.Time) (int, error) {

@@ -1,12 +1,15 @@
 package sqlitestore
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/risk"
@@ -63,3 +66,46 @@ var productRisk = func() string {
 		LEFT JOIN kev k ON k.cve_id = m.cve_id LEFT JOIN epss e ON e.cve_id = m.cve_id WHERE m.product_id = p.id)`,
 		severity, exploit, criticality)
 }()
+
+func (q *queries) CriticalityRules(ctx context.Context, orgID int64) ([]appliance.CriticalityRule, bool, error) {
+	var doc string
+	err := q.queryRow(ctx, `SELECT rules FROM criticality_rules WHERE organization_id = ?`, orgID).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var rules []appliance.CriticalityRule
+	if err := json.Unmarshal([]byte(doc), &rules); err != nil {
+		return nil, false, fmt.Errorf("decode criticality rules: %w", err)
+	}
+	return rules, true, nil
+}
+
+func (q *queries) SaveCriticalityRules(ctx context.Context, orgID int64, rules []appliance.CriticalityRule, at time.Time) error {
+	doc, err := json.Marshal(nonNil(rules))
+	if err != nil {
+		return err
+	}
+	_, err = q.exec(ctx, `INSERT INTO criticality_rules (organization_id, rules, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (organization_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at`,
+		orgID, string(doc), fmtTime(at))
+	return translate(err)
+}
+
+// ProductsByRule lists the organization's live products whose criticality no person chose.
+func (q *queries) ProductsByRule(ctx context.Context, orgID int64) ([]appliance.Product, error) {
+	return q.products(ctx, `SELECT `+leanProductColumns+` FROM products p
+		WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.criticality_set = 0 ORDER BY p.id`, orgID)
+}
+
+func (q *queries) SetRuleCriticality(ctx context.Context, orgID, productID int64, criticality int) (bool, error) {
+	res, err := q.exec(ctx, `UPDATE products SET criticality = ? WHERE id = ? AND organization_id = ?
+		AND criticality_set = 0 AND criticality <> ?`, criticality, productID, orgID, criticality)
+	if err != nil {
+		return false, translate(err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}

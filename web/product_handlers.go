@@ -25,7 +25,8 @@ type productJSON struct {
 	ResolutionConfidence float64   `json:"resolution_confidence"`
 	CreatedAt            time.Time `json:"created_at"`
 	UpdatedAt            time.Time `json:"updated_at"`
-	Risk                 *int      `json:"risk"` // the largest risk score of its findings; null without findings
+	Risk                 *int      `json:"risk"`               // the largest risk score of its findings; null without findings
+	CriticalitySource    string    `json:"criticality_source"` // person or rule
 	productPackageJSON
 }
 
@@ -63,6 +64,10 @@ func toProductJSON(p appliance.Product) productJSON {
 		productPackageJSON: toProductPackageJSON(p)}
 	if c := inventory.CPE(p); c != "" {
 		j.CPE = &c
+	}
+	j.CriticalitySource = "rule"
+	if p.CriticalitySet {
+		j.CriticalitySource = "person"
 	}
 	if p.Risk != nil {
 		r := int(math.Round(*p.Risk))

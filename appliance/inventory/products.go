@@ -154,19 +154,24 @@ func (s *Service) CreateProduct(ctx context.Context, orgID int64, in ProductInpu
 		return appliance.Product{}, err
 	}
 	now := s.now().UTC()
-	p := appliance.Product{OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), Criticality: defaultCriticality,
-		CreatedAt: now, UpdatedAt: now, MatchGeneration: -1}
+	p := appliance.Product{OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), CreatedAt: now, UpdatedAt: now, MatchGeneration: -1}
 	if in.Vendor != nil {
 		p.Vendor = strings.TrimSpace(*in.Vendor)
 	}
 	if in.Version != nil {
 		p.Version = strings.TrimSpace(*in.Version)
 	}
-	if in.Criticality != nil {
-		p.Criticality = *in.Criticality
-	}
 	if err := s.identify(ctx, &p, in.CPE); err != nil {
 		return appliance.Product{}, err
+	}
+	if in.Criticality != nil {
+		p.Criticality, p.CriticalitySet = *in.Criticality, true
+	} else {
+		rules, err := s.criticalityRules(ctx, s.store, orgID)
+		if err != nil {
+			return appliance.Product{}, err
+		}
+		p.Criticality = rules.For(p)
 	}
 	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
 		id, err := tx.CreateProduct(ctx, p)
@@ -311,7 +316,7 @@ func applyInput(p *appliance.Product, in ProductInput) (renamed bool) {
 		p.Version = strings.TrimSpace(*in.Version)
 	}
 	if in.Criticality != nil {
-		p.Criticality = *in.Criticality
+		p.Criticality, p.CriticalitySet = *in.Criticality, true // a person's value: rules leave it alone
 	}
 	return renamed
 }
