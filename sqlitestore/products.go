@@ -11,12 +11,19 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-var productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
+// productBaseColumns are a product's columns with its counts, without its risk.
+const productBaseColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.criticality_set, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at,
 	(SELECT count(*) FROM installations i WHERE i.product_id = p.id AND i.removed_at IS NULL),
 	(SELECT count(*) FROM matches m WHERE m.product_id = p.id), ` + packageColumns + `,
-	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed'), ` + productRisk
+	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed')`
+
+// productColumns leave the risk out (NULL): matching and reconciliation do not need it.
+const productColumns = productBaseColumns + `, NULL`
+
+// shownProductColumns add the risk, for what people read: lists, exports and details.
+var shownProductColumns = productBaseColumns + `, ` + productRisk
 
 func scanProduct(s scanner) (appliance.Product, error) {
 	var p appliance.Product
@@ -100,7 +107,7 @@ func (q *queries) ProductsByKeys(ctx context.Context, orgID int64, keys []applia
 
 // ProductByID finds a live product of the organization.
 func (q *queries) ProductByID(ctx context.Context, orgID, id int64) (appliance.Product, error) {
-	p, err := scanProduct(q.queryRow(ctx, `SELECT `+productColumns+` FROM products p
+	p, err := scanProduct(q.queryRow(ctx, `SELECT `+shownProductColumns+` FROM products p
 		WHERE p.id = ? AND p.organization_id = ? AND p.deleted_at IS NULL`, id, orgID))
 	return p, translate(err)
 }
@@ -117,7 +124,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 	if err := q.queryRow(ctx, `SELECT count(*) FROM products p WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s LIMIT ? OFFSET ?`, productColumns, cond, productOrder(f))
+	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s LIMIT ? OFFSET ?`, shownProductColumns, cond, productOrder(f))
 	items, err := q.products(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	return items, total, err
 }
@@ -126,7 +133,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 // as rows are read: an export holds one product at a time.
 func (q *queries) EachProduct(ctx context.Context, f appliance.ProductFilter, fn func(appliance.Product) error) error {
 	cond, args := productWhere(f)
-	rows, err := q.query(ctx, fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s`, productColumns, cond, productOrder(f)), args...)
+	rows, err := q.query(ctx, fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s`, shownProductColumns, cond, productOrder(f)), args...)
 	if err != nil {
 		return err
 	}

@@ -45,19 +45,16 @@ type rawNVD struct {
 	} `json:"vulnerabilities"`
 }
 
-func readRawNVD(t *testing.T, path string) map[string]int {
+func readRawNVD(t *testing.T, path string) (rawNVD, map[string]int) {
 	t.Helper()
 	var raw rawNVD
 	decodeGzipJSON(t, path, &raw)
-	rawNVDRecords = raw
 	idx := map[string]int{}
 	for i, v := range raw.Vulnerabilities {
 		idx[v.CVE.ID] = i
 	}
-	return idx
+	return raw, idx
 }
-
-var rawNVDRecords rawNVD
 
 type rawKEV struct {
 	Vulnerabilities []struct {
@@ -91,7 +88,7 @@ func readRawKEV(t *testing.T) map[string][2]string {
 func TestFindingsCarryCVSSKEVFixAndReferencesRankedByRisk(t *testing.T) {
 	w := &invWorld{}
 	w.build(t, withInventory(&w.inv, catalogMini, nvd2015, kevFull))
-	nvdIdx := readRawNVD(t, nvd2015)
+	rawNVDRecords, nvdIdx := readRawNVD(t, nvd2015)
 	kev := readRawKEV(t)
 
 	res := w.alice.do(t, "POST", "/api/products", map[string]any{"name": "Flash Player", "vendor": "Adobe", "version": "11.2.202.400",
