@@ -17,7 +17,7 @@ func (c *cli) feedCommand() *cobra.Command {
 	feed.AddCommand(c.feedSyncCommand())
 	feed.AddCommand(&cobra.Command{
 		Use:   "import FILE...",
-		Short: "Import NVD CVE API 2.0 feeds, the CISA KEV catalogue, FIRST EPSS CSV, OSV records (file, directory, all.zip), the Debian tracker JSON and DSA/DLA lists, Alpine secdb; .gz too; safe while serving",
+		Short: "Import NVD CVE API 2.0 feeds, CVE JSON 5 records (file, cvelistV5 directory, cves.zip or delta zip), the CISA KEV catalogue, FIRST EPSS CSV, OSV records (file, directory, all.zip), the Debian tracker JSON and DSA/DLA lists, Alpine secdb; .gz too; safe while serving",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withStore(cmd, func(_ Config, st *sqlitestore.Store) error {
@@ -42,7 +42,7 @@ func (c *cli) importFeeds(ctx context.Context, st *sqlitestore.Store, files []st
 			fmt.Fprintf(c.out, "%s: %d EPSS scores in %s\n", name, stats.EPSS, took.Round(time.Millisecond))
 			continue
 		}
-		if stats.Format != "nvd" {
+		if stats.Format != "nvd" && stats.Format != "cve5" {
 			fmt.Fprintf(c.out, "%s: %s, %d advisory entries, %d new or changed in %s (%.0f entries/s)\n",
 				name, stats.Format, stats.Advisories, stats.Changed, took.Round(time.Millisecond),
 				float64(stats.Advisories)/took.Seconds())
@@ -55,14 +55,15 @@ func (c *cli) importFeeds(ctx context.Context, st *sqlitestore.Store, files []st
 	return nil
 }
 
-// importInput imports a file (recognised by its content) or a directory of OSV records.
+// importInput imports a file (recognised by its content) or a directory (CVE JSON 5 records in
+// the cvelistV5 layout, or OSV records).
 func importInput(ctx context.Context, im *inventory.Importer, name string) (inventory.ImportStats, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
 		return inventory.ImportStats{}, err
 	}
 	if fi.IsDir() {
-		return im.ImportOSVDir(ctx, name, os.DirFS(name))
+		return im.ImportDir(ctx, name, os.DirFS(name))
 	}
 	return withFile(name, func(f *os.File) (inventory.ImportStats, error) { return im.Import(ctx, name, f, fi.Size()) })
 }

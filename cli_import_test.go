@@ -47,6 +47,8 @@ func TestCLIImports(t *testing.T) {
 	nvdMini := filepath.Join(importFixtures, "nvd-mini.json")
 	kevMini := filepath.Join(importFixtures, "kev-mini.json")
 	missing := filepath.Join(t.TempDir(), "missing.json")
+	cvelist := filepath.Join("..", "shared", "data", "cve5", "cvelistV5")
+	cve5Record := filepath.Join("..", "shared", "data", "cve5", "vulnrichment", "2015", "10xxx", "CVE-2015-10123.json")
 	notJSON := filepath.Join(importFixtures, "catalog-mini.tsv")
 	took := `in [0-9.]+[µnm]?s`
 	steps := []cliStep{
@@ -55,6 +57,9 @@ func TestCLIImports(t *testing.T) {
 		{"feed import", "", []string{"feed", "import", nvdMini, kevMini}, 0, wantLines(
 			regexp.QuoteMeta(nvdMini)+`: 7 CVEs, 0 rejected removed, 0 KEV entries, [1-9][0-9]* catalogue identities `+took+` \([0-9]+ records/s\)`,
 			regexp.QuoteMeta(kevMini)+`: 0 CVEs, 0 rejected removed, 2 KEV entries, 0 catalogue identities `+took+` \([0-9]+ records/s\)`)},
+		{"feed import of CVE JSON 5 records (a cvelistV5 directory, one record)", "", []string{"feed", "import", cvelist, cve5Record}, 0, wantLines(
+			regexp.QuoteMeta(cvelist)+`: 18 CVEs, 0 rejected removed, 0 KEV entries, [1-9][0-9]* catalogue identities `+took+` \([0-9]+ records/s\)`,
+			regexp.QuoteMeta(cve5Record)+`: 1 CVEs, 0 rejected removed, 0 KEV entries, [0-9]+ catalogue identities `+took+` \([0-9]+ records/s\)`)},
 		{"feed import of a missing file", "", []string{"feed", "import", missing}, 1, wantErrorMentioning(missing, "no such file")},
 		{"catalog import of a missing file", "", []string{"catalog", "import", missing}, 1, wantErrorMentioning(missing, "no such file")},
 		{"feed import of a TSV", "", []string{"feed", "import", notJSON}, 1, wantErrorMentioning(notJSON)},

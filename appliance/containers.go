@@ -42,6 +42,8 @@ type ContainerFinding struct {
 	KEV              bool
 	EPSS             *EPSSScore   // nil when EPSS has no score for the CVE
 	Triage           *TriageState // the decision in force, nil when none (read only)
+	CVEFacts                      // from the CVE data, when it knows the CVE
+	Risk             Risk
 }
 
 // ContainerFilter selects one organization's images; Severity (uppercase) keeps images with

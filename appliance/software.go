@@ -70,6 +70,7 @@ type Product struct {
 	Resolution           ResolutionMethod
 	ResolutionConfidence float64
 	Criticality          int
+	CriticalitySet       bool  // a person chose Criticality: rules leave it alone
 	MatchGeneration      int64 // CVE data generation its matches were computed at; -1 never
 	CreatedAt            time.Time
 	UpdatedAt            time.Time
@@ -79,6 +80,9 @@ type Product struct {
 	Package              PackageInfo   // what a host said (or we inferred) of the item as a package
 	FixAvailable         bool          // some finding has a fixed version (list and detail)
 	Findings             FindingCounts // VulnerabilityCount by severity, KEV, worst (list and detail)
+	// Risk is the largest risk score of the product's findings, nil without findings (list
+	// and detail).
+	Risk *float64
 }
 
 // ProductKey is the natural key of a product within an organization.
@@ -128,7 +132,44 @@ type ProductVulnerability struct {
 	EPSS        *EPSSScore // nil when EPSS has no score for the CVE
 	Finding
 	Triage *TriageState // the decision in force, nil when none
+	CVEFacts
+	Risk Risk // computed by the risk package from the facts and the product's criticality
 }
+
+// CVEFacts are what the CVE data says of a finding's CVE beyond its severity: the CVSS
+// metric it is scored by, its CISA KEV entry and the references that fix it.
+type CVEFacts struct {
+	CVSS       *CVSS      // nil when the CVE data has no score
+	KEVEntry   *KEVStatus // nil when CISA KEV does not list the CVE
+	References []Reference
+}
+
+// CVSS is the one metric a CVE is scored by: v4.0 when present, else v3.1, v3.0, v2.0,
+// NVD's own (Primary) metric before the others of the same version.
+type CVSS struct {
+	Version string // "4.0", "3.1", "3.0" or "2.0"
+	Score   float64
+	Vector  string
+	Source  string // "NVD", "CISA-ADP" or the CNA's name
+}
+
+// KEVStatus is what CISA KEV says of a CVE that it lists.
+type KEVStatus struct {
+	DueDate    time.Time // zero when the catalogue names none
+	Ransomware bool      // knownRansomwareCampaignUse is "Known"
+}
+
+// Reference is a link of a CVE record that fixes or advises on it, with the tags that say so.
+type Reference struct {
+	URL  string   `json:"url"`
+	Tags []string `json:"tags"`
+}
+
+// The reference tags a finding shows (NVD's spelling).
+const (
+	TagPatch          = "Patch"
+	TagVendorAdvisory = "Vendor Advisory"
+)
 
 // CVERecord is a CVE as stored; Configurations is the nvd package's compact encoding.
 type CVERecord struct {
@@ -142,7 +183,10 @@ type CVERecord struct {
 	Vector         string
 	Severity       string
 	ScoreVersion   string
+	ScoreSource    string // who scored it: "NVD", "CISA-ADP" or the CNA's name
 	Configurations []byte
+	References     []Reference // tagged Patch or Vendor Advisory
+	Origin         string      // "nvd", or "cve5" for a CVE JSON 5 record NVD has not enriched
 }
 
 // KEVRecord marks a CVE as known exploited (CISA KEV).

@@ -31,6 +31,7 @@ type Reader interface {
 	LicenseReader
 	TriageReader
 	NotifyReader
+	CriticalityReader
 }
 
 // Tx is the view of the store inside one write transaction.
@@ -47,6 +48,7 @@ type Tx interface {
 	LicenseWriter
 	TriageWriter
 	NotifyWriter
+	CriticalityWriter
 }
 
 // AccountReader looks up organizations, people and agent keys.

@@ -90,7 +90,7 @@ func (q *queries) ContainerImageByDigest(ctx context.Context, orgID int64, diges
 
 func (q *queries) ContainerFindings(ctx context.Context, orgID, imageID int64) ([]appliance.ContainerFinding, error) {
 	rows, err := q.query(ctx, `SELECT v.cve_id, v.package_name, v.installed_version, v.fixed_version, v.severity,
-		v.title, v.description, v.target, v.type, c.score, k.cve_id IS NOT NULL, `+epssColumns+`, `+triageColumns+`
+		v.title, v.description, v.target, v.type, c.score, k.cve_id IS NOT NULL, `+epssColumns+`, `+cveFactColumns+`, `+triageColumns+`
 		FROM container_vulnerabilities v JOIN container_images ci ON ci.id = v.container_image_id
 		LEFT JOIN cves c ON c.id = v.cve_id LEFT JOIN kev k ON k.cve_id = v.cve_id LEFT JOIN epss e ON e.cve_id = v.cve_id
 		LEFT JOIN triage_container_findings t ON t.container_image_id = v.container_image_id AND t.cve_id = v.cve_id
@@ -108,12 +108,15 @@ func (q *queries) ContainerFindings(ctx context.Context, orgID, imageID int64) (
 		var score sql.NullFloat64
 		var epss nullEPSS
 		var tr triageScan
-		if err := rows.Scan(append(append([]any{&f.CVEID, &f.PackageName, &f.InstalledVersion, &f.FixedVersion, &f.Severity, &f.Title,
-			&f.Description, &f.Target, &f.Type, &score, &f.KEV}, epss.dest()...), tr.dest()...)...); err != nil {
+		var facts nullCVEFacts
+		dest := append([]any{&f.CVEID, &f.PackageName, &f.InstalledVersion, &f.FixedVersion, &f.Severity, &f.Title,
+			&f.Description, &f.Target, &f.Type, &score, &f.KEV}, epss.dest()...)
+		if err := rows.Scan(append(append(dest, facts.dest()...), tr.dest()...)...); err != nil {
 			return nil, err
 		}
 		f.Triage = tr.state()
 		f.Score, f.HasScore, f.EPSS = score.Float64, score.Valid, epss.value(f.CVEID)
+		f.CVEFacts = facts.value()
 		out = append(out, f)
 	}
 	return out, rows.Err()

@@ -11,11 +11,18 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-const productColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
-	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
+// productBaseColumns are a product's columns with its kept counts, without its risk.
+const productBaseColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
+	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.criticality_set, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at, p.asset_count, p.vuln_count, ` + packageColumns + `,
 	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed' AND ` + notSuppressed + `),
 	p.vuln_critical, p.vuln_high, p.vuln_medium, p.vuln_low, p.kev_count, p.max_severity, p.max_score`
+
+// productColumns leave the risk out (NULL): matching and reconciliation do not need it.
+const productColumns = productBaseColumns + `, NULL`
+
+// shownProductColumns add the risk, for what people read: lists, exports and details.
+var shownProductColumns = productBaseColumns + `, ` + productRisk
 
 // The kept finding counts (vuln_count and the rest, counts.go) leave out what triage
 // suppresses; a list asked to include suppressed findings counts them live instead.
@@ -55,6 +62,7 @@ func scanProductWith(s scanner, before, after []any) (appliance.Product, error) 
 	var deleted sql.NullString
 	var rank int
 	dest := append(append(before, productDest(&p, &created, &updated, &deleted)...), productCountDest(&p, &rank)...)
+	dest = append(dest, &p.Risk)
 	err := s.Scan(append(dest, after...)...)
 	p.CreatedAt, p.UpdatedAt, p.DeletedAt = parseTime(created), parseTime(updated), nullTime(deleted)
 	p.Findings.Total = p.VulnerabilityCount
@@ -71,7 +79,7 @@ func productCountDest(p *appliance.Product, rank *int) []any {
 // productDest are the scan destinations of productColumns (and leanProductColumns).
 func productDest(p *appliance.Product, created, updated *string, deleted *sql.NullString) []any {
 	return []any{&p.ID, &p.OrganizationID, &p.Vendor, &p.Name, &p.Version, &p.Identity.Part, &p.Identity.Vendor,
-		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.MatchGeneration,
+		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.CriticalitySet, &p.MatchGeneration,
 		created, updated, deleted, &p.AssetCount, &p.VulnerabilityCount, &p.Package.Source, &p.Package.Release,
 		&p.Package.SourcePackage, &p.Package.SourceVersion, &p.Package.PURL, &p.Package.Arch, &p.Package.BundleID,
 		&p.Package.Inferred, &p.FixAvailable}
@@ -96,8 +104,8 @@ func (q *queries) products(ctx context.Context, query string, args ...any) ([]ap
 
 // leanProductColumns skip the counts, which reconciliation does not need.
 const leanProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
-	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.match_generation, p.created_at, p.updated_at,
-	p.deleted_at, 0, 0, ` + packageColumns + `, 0, 0, 0, 0, 0, 0, 0, 0`
+	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.criticality_set, p.match_generation, p.created_at, p.updated_at,
+	p.deleted_at, 0, 0, ` + packageColumns + `, 0, 0, 0, 0, 0, 0, 0, 0, NULL`
 
 // packageColumns are a product's package facts (appliance.PackageInfo).
 const packageColumns = `p.pkg_source, p.pkg_release, p.source_package, p.source_version, p.purl, p.pkg_arch,
@@ -141,7 +149,7 @@ func (q *queries) ProductsByKeys(ctx context.Context, orgID int64, keys []applia
 
 // ProductByID finds a live product of the organization.
 func (q *queries) ProductByID(ctx context.Context, orgID, id int64) (appliance.Product, error) {
-	p, err := scanProduct(q.queryRow(ctx, `SELECT `+productColumns+` FROM products p
+	p, err := scanProduct(q.queryRow(ctx, `SELECT `+shownProductColumns+` FROM products p
 		WHERE p.id = ? AND p.organization_id = ? AND p.deleted_at IS NULL`, id, orgID))
 	return p, translate(err)
 }
@@ -152,7 +160,7 @@ var productSorts = map[string][]string{
 	"criticality": {"p.criticality"}, "updated_at": {"p.updated_at"}, "version": {"p.version"},
 	"vulnerability_count": {"p.vuln_count"}, "max_severity": {"p.max_severity", "p.max_score"},
 	"kev":  {"p.kev_count", "p.max_severity"},
-	"risk": {"p.kev_count > 0", "p.max_severity", "p.max_score", "p.asset_count"},
+	"risk": {"coalesce(" + productRisk + ", -1)"},
 }
 
 func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) ([]appliance.Product, int, error) {
@@ -162,7 +170,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 		return nil, 0, err
 	}
 	query := fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s LIMIT ? OFFSET ?`,
-		withSuppressed(productColumns, f.IncludeSuppressed), cond, productOrder(f))
+		withSuppressed(shownProductColumns, f.IncludeSuppressed), cond, productOrder(f))
 	items, err := q.products(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	return items, total, err
 }
@@ -172,7 +180,7 @@ func (q *queries) ListProducts(ctx context.Context, f appliance.ProductFilter) (
 func (q *queries) EachProduct(ctx context.Context, f appliance.ProductFilter, fn func(appliance.Product) error) error {
 	cond, args := productWhere(f)
 	rows, err := q.query(ctx, fmt.Sprintf(`SELECT %s FROM products p WHERE %s ORDER BY %s`,
-		withSuppressed(productColumns, f.IncludeSuppressed), cond, productOrder(f)), args...)
+		withSuppressed(shownProductColumns, f.IncludeSuppressed), cond, productOrder(f)), args...)
 	if err != nil {
 		return err
 	}
@@ -263,7 +271,7 @@ func likeEscape(s string) string {
 func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID int64) ([]appliance.ProductVulnerability, error) {
 	rows, err := q.query(ctx, `SELECT m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL,
 		k.due_date, m.criteria, m.platform, coalesce(c.description, ''), m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, m.advisories, `+epssColumns+`,
-		`+triageColumns+`
+		`+cveFactColumns+`, `+triageColumns+`
 		FROM matches m JOIN products p ON p.id = m.product_id
 		LEFT JOIN cves c ON c.id = m.cve_id LEFT JOIN kev k ON k.cve_id = m.cve_id LEFT JOIN epss e ON e.cve_id = m.cve_id
 		LEFT JOIN triage_findings t ON t.product_id = m.product_id AND t.cve_id = m.cve_id
@@ -280,12 +288,15 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 		var due sql.NullString
 		var epss nullEPSS
 		var tr triageScan
-		if err := rows.Scan(append(append([]any{&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
-			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories}, epss.dest()...), tr.dest()...)...); err != nil {
+		var facts nullCVEFacts
+		dest := append([]any{&v.MatchID, &v.CVEID, &v.Severity, &score, &v.KEV, &due, &v.Criteria, &v.Platform, &v.Description,
+			&v.Source, &v.Basis, &v.FixedVersion, &v.FixState, &v.ProOnly, &v.Advisories}, epss.dest()...)
+		if err := rows.Scan(append(append(dest, facts.dest()...), tr.dest()...)...); err != nil {
 			return nil, err
 		}
 		v.Triage = tr.state()
 		v.Score, v.HasScore, v.KEVDue, v.EPSS = score.Float64, score.Valid, nullTime(due), epss.value(v.CVEID)
+		v.CVEFacts = facts.value()
 		out = append(out, v)
 	}
 	return out, rows.Err()
@@ -294,11 +305,11 @@ func (q *queries) ProductVulnerabilities(ctx context.Context, orgID, productID i
 func (q *queries) CreateProduct(ctx context.Context, p appliance.Product) (int64, error) {
 	k := p.Package
 	id, err := q.insert(ctx, `INSERT INTO products (organization_id, vendor, name, version, cpe_part, cpe_vendor, cpe_product,
-		cpe_update, resolution, resolution_confidence, criticality, match_generation, created_at, updated_at,
+		cpe_update, resolution, resolution_confidence, criticality, criticality_set, match_generation, created_at, updated_at,
 		pkg_source, pkg_release, source_package, source_version, purl, pkg_arch, bundle_id, pkg_inferred)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.OrganizationID, p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update,
-		p.Resolution, p.ResolutionConfidence, p.Criticality, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt),
+		p.Resolution, p.ResolutionConfidence, p.Criticality, p.CriticalitySet, fmtTime(p.CreatedAt), fmtTime(p.UpdatedAt),
 		k.Source, k.Release, k.SourcePackage, k.SourceVersion, k.PURL, k.Arch, k.BundleID, k.Inferred)
 	if err != nil || p.Resolution != appliance.ResolutionUnresolved {
 		return id, err
@@ -314,10 +325,10 @@ func (q *queries) UpdateProduct(ctx context.Context, p appliance.Product) error 
 		return translate(err)
 	}
 	err := q.execOne(ctx, `UPDATE products SET vendor = ?, name = ?, version = ?, cpe_part = ?, cpe_vendor = ?, cpe_product = ?,
-		cpe_update = ?, resolution = ?, resolution_confidence = ?, criticality = ?, match_generation = ?, updated_at = ?,
-		deleted_at = ? WHERE id = ? AND organization_id = ?`,
+		cpe_update = ?, resolution = ?, resolution_confidence = ?, criticality = ?, criticality_set = ?, match_generation = ?,
+		updated_at = ?, deleted_at = ? WHERE id = ? AND organization_id = ?`,
 		p.Vendor, p.Name, p.Version, p.Identity.Part, p.Identity.Vendor, p.Identity.Product, p.Update, p.Resolution,
-		p.ResolutionConfidence, p.Criticality, p.MatchGeneration, fmtTime(p.UpdatedAt), timeOrNull(p.DeletedAt), p.ID, p.OrganizationID)
+		p.ResolutionConfidence, p.Criticality, p.CriticalitySet, p.MatchGeneration, fmtTime(p.UpdatedAt), timeOrNull(p.DeletedAt), p.ID, p.OrganizationID)
 	if err != nil {
 		return err
 	}

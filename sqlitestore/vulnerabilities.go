@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -62,20 +63,47 @@ func (q *queries) CVEExists(ctx context.Context, id string) (bool, error) {
 	return n > 0, err
 }
 
+// UpsertCVE stores a CVE. NVD's record replaces everything, except that one without
+// configurations keeps those a CVE JSON 5 record gave (until NVD enriches the CVE); a CVE JSON 5
+// record never replaces one NVD enriched.
 func (q *queries) UpsertCVE(ctx context.Context, c appliance.CVERecord, at time.Time) error {
 	var score any
 	if c.HasScore {
 		score = c.Score
 	}
-	_, err := q.exec(ctx, `INSERT INTO cves (id, description, status, published, modified, score, vector, severity,
-		score_version, configurations, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	refs, err := json.Marshal(nonNil(c.References))
+	if err != nil {
+		return err
+	}
+	origin := c.Origin
+	if origin == "" {
+		origin = "nvd"
+	}
+	keepCVE5 := `cves.origin = 'cve5' AND excluded.configurations IS NULL`
+	_, err = q.exec(ctx, `INSERT INTO cves (id, description, status, published, modified, score, vector, severity,
+		score_version, score_source, configurations, refs, origin, imported_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET description = excluded.description, status = excluded.status,
-		published = excluded.published, modified = excluded.modified, score = excluded.score, vector = excluded.vector,
-		severity = excluded.severity, score_version = excluded.score_version, configurations = excluded.configurations,
-		imported_at = excluded.imported_at`,
+		published = excluded.published, modified = excluded.modified,
+		score = CASE WHEN `+keepCVE5+` AND excluded.score IS NULL THEN cves.score ELSE excluded.score END,
+		vector = CASE WHEN `+keepCVE5+` AND excluded.score IS NULL THEN cves.vector ELSE excluded.vector END,
+		severity = CASE WHEN `+keepCVE5+` AND excluded.score IS NULL THEN cves.severity ELSE excluded.severity END,
+		score_version = CASE WHEN `+keepCVE5+` AND excluded.score IS NULL THEN cves.score_version ELSE excluded.score_version END,
+		score_source = CASE WHEN `+keepCVE5+` AND excluded.score IS NULL THEN cves.score_source ELSE excluded.score_source END,
+		configurations = CASE WHEN `+keepCVE5+` THEN cves.configurations ELSE excluded.configurations END,
+		refs = CASE WHEN `+keepCVE5+` AND excluded.refs = '[]' THEN cves.refs ELSE excluded.refs END,
+		origin = CASE WHEN `+keepCVE5+` THEN cves.origin ELSE excluded.origin END,
+		imported_at = excluded.imported_at
+		WHERE excluded.origin = 'nvd' OR cves.origin = 'cve5' OR cves.configurations IS NULL`,
 		c.ID, c.Description, c.Status, timeOrNull(c.Published), timeOrNull(c.Modified), score, c.Vector, c.Severity,
-		c.ScoreVersion, c.Configurations, fmtTime(at))
+		c.ScoreVersion, c.ScoreSource, c.Configurations, string(refs), origin, fmtTime(at))
 	return translate(err)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 func (q *queries) DeleteCVE(ctx context.Context, id string) error {

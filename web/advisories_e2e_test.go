@@ -204,7 +204,9 @@ func checkFixAvailableFilter(t *testing.T, w *invWorld) {
 	}
 }
 
-func importFile(t testing.TB, im *inventory.Importer, name string) {
+// importFile imports a file as `feed import` does, recognised by its content; an error fails
+// the test.
+func importFile(t testing.TB, im *inventory.Importer, name string) inventory.ImportStats {
 	t.Helper()
 	f, err := os.Open(name)
 	if err != nil {
@@ -215,9 +217,11 @@ func importFile(t testing.TB, im *inventory.Importer, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := im.Import(context.Background(), name, f, fi.Size()); err != nil {
+	st, err := im.Import(context.Background(), name, f, fi.Size())
+	if err != nil {
 		t.Fatalf("import %s: %v", name, err)
 	}
+	return st
 }
 
 func postHost(t testing.TB, w *invWorld, h distroHost) {

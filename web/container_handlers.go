@@ -65,9 +65,9 @@ type containerVulnJSON struct {
 	Title            string      `json:"title"`
 	Description      string      `json:"description"`
 	Score            *float64    `json:"score,omitempty"`
-	KEV              bool        `json:"kev"`
-	Triage           *triageJSON `json:"triage"`
 	EPSS             *epssJSON   `json:"epss"`
+	Triage           *triageJSON `json:"triage"`
+	cveFactsJSON
 }
 
 type containerDetailJSON struct {
@@ -94,8 +94,8 @@ func toContainerDetailJSON(d containers.ContainerDetail, include bool, now time.
 			continue
 		}
 		v := containerVulnJSON{CVEID: f.CVEID, PackageName: f.PackageName, InstalledVersion: f.InstalledVersion,
-			FixedVersion: f.FixedVersion, Severity: f.Severity, Title: f.Title, Description: f.Description, KEV: f.KEV,
-			EPSS: toEPSSJSON(f.EPSS), Triage: toTriageJSON(f.Triage, now)}
+			FixedVersion: f.FixedVersion, Severity: f.Severity, Title: f.Title, Description: f.Description,
+			EPSS: toEPSSJSON(f.EPSS), Triage: toTriageJSON(f.Triage, now), cveFactsJSON: toCVEFactsJSON(f.CVEFacts, f.Risk)}
 		if f.HasScore {
 			score := f.Score
 			v.Score = &score

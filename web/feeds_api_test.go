@@ -109,6 +109,21 @@ func TestFeedStatusHealthMetricsAndFindingEPSS(t *testing.T) {
 	}
 }
 
+// scannedNginx posts the conformance scan with the agent key and returns the nginx image's
+// detail as a member of the organization (bob) reads it.
+func scannedNginx(t *testing.T, env *testEnv, key string) containerDetailJSON {
+	t.Helper()
+	if res := env.agent(key).do(t, "POST", "/api/agent/container-scan", scanFixture(t)); res.Status != 200 {
+		t.Fatalf("scan: %d %s", res.Status, res.Body)
+	}
+	bob := env.login(t, "bob", testPassword)
+	list := decodeBody[containerListJSON](t, bob.do(t, "GET", "/api/containers?search=nginx", nil))
+	if len(list.Items) != 1 {
+		t.Fatalf("containers = %+v", list)
+	}
+	return decodeBody[containerDetailJSON](t, bob.do(t, "GET", "/api/containers/"+jsonNumber(list.Items[0].ID), nil))
+}
+
 // Container findings carry the EPSS score of their CVE too (null without one).
 func TestContainerFindingsCarryEPSS(t *testing.T) {
 	env := newTestEnv(t)
@@ -120,15 +135,7 @@ func TestContainerFindingsCarryEPSS(t *testing.T) {
 	if _, err := inventory.NewImporter(env.Store).Import(context.Background(), "epss.csv", strings.NewReader(csv), int64(len(csv))); err != nil {
 		t.Fatal(err)
 	}
-	if res := env.agent(key).do(t, "POST", "/api/agent/container-scan", scanFixture(t)); res.Status != 200 {
-		t.Fatalf("scan: %d %s", res.Status, res.Body)
-	}
-	bob := env.login(t, "bob", testPassword)
-	list := decodeBody[containerListJSON](t, bob.do(t, "GET", "/api/containers?search=nginx", nil))
-	if len(list.Items) != 1 {
-		t.Fatalf("containers = %+v", list)
-	}
-	d := decodeBody[containerDetailJSON](t, bob.do(t, "GET", "/api/containers/"+jsonNumber(list.Items[0].ID), nil))
+	d := scannedNginx(t, env, key)
 	scored := 0
 	for _, v := range d.Vulnerabilities {
 		switch {

@@ -35,7 +35,8 @@ type nvdRecord struct {
 	raw      json.RawMessage
 }
 
-func loadNVDRecords(t testing.TB, name string) []nvdRecord {
+// decodeGzipJSON decodes a gzip-compressed JSON file into v.
+func decodeGzipJSON(t testing.TB, name string, v any) {
 	t.Helper()
 	f, err := os.Open(name)
 	if err != nil {
@@ -46,12 +47,17 @@ func loadNVDRecords(t testing.TB, name string) []nvdRecord {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := json.NewDecoder(zr).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func loadNVDRecords(t testing.TB, name string) []nvdRecord {
+	t.Helper()
 	var doc struct {
 		Vulnerabilities []json.RawMessage `json:"vulnerabilities"`
 	}
-	if err := json.NewDecoder(zr).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeGzipJSON(t, name, &doc)
 	out := make([]nvdRecord, 0, len(doc.Vulnerabilities))
 	for _, raw := range doc.Vulnerabilities {
 		var e struct {

@@ -18,7 +18,7 @@ func TestListsRefuseUnknownQueryParameters(t *testing.T) {
 		{"containers ?vendor=", "GET", "/api/containers?vendor=acme", nil, w.alice, 400, wantField("vendor")},
 		{"review ?search=", "GET", "/api/resolution/review?search=widget", nil, w.alice, 400, wantField("search")},
 		{"assignments ?hostname=", "GET", "/api/remediation/assignments?hostname=host-a", nil, w.alice, 400, wantField("hostname")},
-		{"every documented products parameter", "GET", "/api/products?page=1&per_page=5&search=o&vendor=openssl&criticality=2" +
+		{"every documented products parameter", "GET", "/api/products?page=1&per_page=5&search=o&vendor=openssl&criticality=4" +
 			"&has_vulnerabilities=true&installed=true&resolution=exact&organization_id=1&sort=name&order=asc", nil, w.alice, 200, wantNames("openssl")},
 		{"review paging parameters", "GET", "/api/resolution/review?page=1&per_page=10", nil, w.alice, 200, nil},
 	})

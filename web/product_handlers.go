@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"time"
 
@@ -24,6 +25,8 @@ type productJSON struct {
 	ResolutionConfidence float64   `json:"resolution_confidence"`
 	CreatedAt            time.Time `json:"created_at"`
 	UpdatedAt            time.Time `json:"updated_at"`
+	Risk                 *int      `json:"risk"`               // the largest risk score of its findings; null without findings
+	CriticalitySource    string    `json:"criticality_source"` // person or rule
 	productPackageJSON
 }
 
@@ -47,7 +50,6 @@ type productVulnJSON struct {
 	CVEID       string    `json:"cve_id"`
 	Severity    string    `json:"severity"`
 	Score       *float64  `json:"score"`
-	KEV         bool      `json:"kev"`
 	KEVDueDate  *string   `json:"kev_due_date"`
 	Criteria    string    `json:"criteria"`
 	Platform    string    `json:"platform,omitempty"`
@@ -55,6 +57,7 @@ type productVulnJSON struct {
 	EPSS        *epssJSON `json:"epss"`
 	findingJSON
 	Triage *triageJSON `json:"triage"`
+	cveFactsJSON
 }
 
 // productDetailJSON always carries the two arrays, even when empty.
@@ -82,6 +85,14 @@ func toProductJSON(p appliance.Product) productJSON {
 	if c := inventory.CPE(p); c != "" {
 		j.CPE = &c
 	}
+	j.CriticalitySource = "rule"
+	if p.CriticalitySet {
+		j.CriticalitySource = "person"
+	}
+	if p.Risk != nil {
+		r := int(math.Round(*p.Risk))
+		j.Risk = &r
+	}
 	return j
 }
 
@@ -96,8 +107,9 @@ func toProductDetailJSON(d inventory.ProductDetail, now time.Time) productDetail
 	ap := d.AssetsPage
 	out.AssetsPaging = pagingJSON{Total: ap.Total, Page: ap.Page, PerPage: ap.PerPage, Pages: ap.Pages()}
 	for _, v := range d.Vulnerabilities {
-		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
-			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding), Triage: toTriageJSON(v.Triage, now)}
+		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, Criteria: v.Criteria,
+			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding),
+			Triage: toTriageJSON(v.Triage, now), cveFactsJSON: toCVEFactsJSON(v.CVEFacts, v.Risk)}
 		if v.HasScore {
 			score := v.Score
 			vj.Score = &score
@@ -169,7 +181,7 @@ func productFilter(r *http.Request, orgID int64) (appliance.ProductFilter, error
 	if f.IncludeSuppressed, err = includeSuppressed(r); err != nil {
 		return f, err
 	}
-	if f.Desc, err = queryOrder(r, false); err != nil {
+	if f.Desc, err = queryOrder(r, f.Sort == "risk"); err != nil { // riskiest first unless asked otherwise
 		return f, err
 	}
 	if _, err := queryInt(r, "organization_id"); err != nil {

@@ -47,6 +47,8 @@ func (s *Server) apiRoutes() []route {
 		{"GET", "/api/products/:id", s.person(stageFull, l.global), fn(s.getProduct)},
 		{"PUT", "/api/products/:id", s.person(stageFull, l.global), fn(s.updateProduct)},
 		{"DELETE", "/api/products/:id", s.admin(l.global), fn(s.deleteProduct)},
+		{"GET", "/api/criticality/rules", s.person(stageFull, l.global), fn(s.getCriticalityRules)},
+		{"PUT", "/api/criticality/rules", s.admin(l.global), fn(s.putCriticalityRules)},
 		{"GET", "/api/resolution/review", s.person(stageFull, l.global), fn(s.resolutionReview)},
 
 		{"GET", "/api/assets", s.person(stageFull, l.global), fn(s.listAssets)},

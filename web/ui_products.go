@@ -1,10 +1,8 @@
 package web
 
 import (
-	"cmp"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -45,40 +43,6 @@ func (s *Server) productsPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, status, "products", view{Title: "Products", Nav: "products", Data: v})
 }
 
-// severityRank orders severities from the worst.
-func severityRank(sev string) int {
-	switch strings.ToUpper(sev) {
-	case "CRITICAL":
-		return 0
-	case "HIGH":
-		return 1
-	case "MEDIUM":
-		return 2
-	case "LOW":
-		return 3
-	}
-	return 4
-}
-
-// sortFindings puts known exploited first, then by severity and score, worst first.
-func sortFindings(vs []appliance.ProductVulnerability) {
-	slices.SortStableFunc(vs, func(a, b appliance.ProductVulnerability) int {
-		if a.KEV != b.KEV {
-			if a.KEV {
-				return -1
-			}
-			return 1
-		}
-		if c := cmp.Compare(severityRank(a.Severity), severityRank(b.Severity)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(b.CVEID, a.CVEID)
-	})
-}
-
 const hostsPerPage = 50
 
 type productView struct {
@@ -99,7 +63,6 @@ func (s *Server) productPage(w http.ResponseWriter, r *http.Request) {
 		s.uiError(w, r, err)
 		return
 	}
-	sortFindings(d.Vulnerabilities)
 	pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	pg = max(pg, 1)
 	from := min((pg-1)*hostsPerPage, len(d.Assets))
@@ -169,7 +132,6 @@ func (s *Server) reviewPage(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			continue // deleted meanwhile, or not ours
 		}
-		sortFindings(d.Vulnerabilities)
 		v.Confirmed = append(v.Confirmed, d)
 	}
 	s.render(w, r, http.StatusOK, "review", view{Title: "Review queue", Nav: "review", Data: v})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/risk"
 )
 
 // ContainerDetail is an image record with its findings.
@@ -51,6 +52,9 @@ func (c *Containers) Get(ctx context.Context, orgID int64, ref string) (Containe
 	findings, err := c.store.ContainerFindings(ctx, orgID, img.ID)
 	if err != nil {
 		return ContainerDetail{}, err
+	}
+	for i := range findings {
+		findings[i].Risk = risk.Container(findings[i])
 	}
 	return ContainerDetail{ContainerImage: img, Findings: findings}, nil
 }

@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -19,7 +20,7 @@ import (
 // ImportStats counts what one import input held.
 type ImportStats struct {
 	FeedStats
-	Format     string // nvd (CVE feed or KEV), epss, osv, osv-zip, osv-dir, debian-tracker, debian-list, secdb
+	Format     string // nvd (CVE feed, record or KEV), cve5 (directory or zip of CVE JSON 5 records), epss, osv, osv-zip, osv-dir, debian-tracker, debian-list, secdb
 	EPSS       int    // EPSS scores read
 	Advisories int    // advisory entries read
 	Changed    int    // of which new or changed
@@ -38,6 +39,10 @@ func (im *Importer) Import(ctx context.Context, name string, r io.ReaderAt, size
 	var magic [4]byte
 	n, _ := r.ReadAt(magic[:], 0)
 	if n == 4 && string(magic[:]) == "PK\x03\x04" {
+		if zr, err := zip.NewReader(r, size); err == nil && IsCVE5Tree(zr) {
+			st, err := im.ImportCVE5(ctx, name, zr)
+			return ImportStats{FeedStats: st, Format: "cve5"}, err
+		}
 		return im.importAdvisories(ctx, name, "osv-zip", func(fn func(advisories.Advisory) error) error {
 			return advisories.ReadOSVZip(r, size, fn)
 		})
@@ -85,6 +90,15 @@ func (im *Importer) Import(ctx context.Context, name string, r io.ReaderAt, size
 	return im.importAdvisories(ctx, name, format, decode)
 }
 
+// ImportDir imports a directory: the cvelistV5 layout of CVE JSON 5 records, or OSV records.
+func (im *Importer) ImportDir(ctx context.Context, name string, fsys fs.FS) (ImportStats, error) {
+	if IsCVE5Tree(fsys) {
+		st, err := im.ImportCVE5(ctx, name, fsys)
+		return ImportStats{FeedStats: st, Format: "cve5"}, err
+	}
+	return im.ImportOSVDir(ctx, name, fsys)
+}
+
 // ImportOSVDir reads every OSV record (*.json) under a directory, in one transaction.
 func (im *Importer) ImportOSVDir(ctx context.Context, name string, fsys fs.FS) (ImportStats, error) {
 	return im.importAdvisories(ctx, name, "osv-dir", func(fn func(advisories.Advisory) error) error {
@@ -110,7 +124,7 @@ func detectFormat(head []byte) string {
 		switch {
 		case has(`"secfixes"`):
 			return "secdb"
-		case has(`"vulnerabilities"`) || has(`"CVE_Items"`) || has(`"catalogVersion"`):
+		case has(`"vulnerabilities"`) || has(`"CVE_Items"`) || has(`"catalogVersion"`) || has(`"cveMetadata"`):
 			return ""
 		case has(`"affected"`) && has(`"id"`):
 			return "osv"

@@ -172,7 +172,9 @@ func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
 	found := e.matcher.Load().Match(matcher.Query{Part: p.Identity.Part, Aliases: aliases, Version: version, Update: update})
 	out := make([]appliance.MatchInput, 0, len(found))
 	for _, f := range found {
-		out = append(out, appliance.MatchInput{CVEID: f.CVEID, Criteria: f.Criteria, Platform: f.Platform, Finding: nvdRange})
+		finding := nvdRange
+		finding.FixedVersion = f.FixedVersion
+		out = append(out, appliance.MatchInput{CVEID: f.CVEID, Criteria: f.Criteria, Platform: f.Platform, Finding: finding})
 	}
 	return out
 }

@@ -36,8 +36,14 @@ type FeedStats struct {
 	TotalResults int
 }
 
-// ImportFeed reads an NVD CVE 2.0 feed or the CISA KEV catalogue (JSON, gzip or not).
+// ImportFeed reads an NVD CVE 2.0 feed, a CVE JSON 5 record or the CISA KEV catalogue (JSON,
+// gzip or not).
 func (im *Importer) ImportFeed(ctx context.Context, name string, r io.Reader) (FeedStats, error) {
+	return im.feedTx(ctx, name, func(h *feedHandler) (nvd.Stats, error) { return nvd.Import(ctx, r, h) })
+}
+
+// feedTx runs one import of CVE data in one transaction and bumps the generations it changed.
+func (im *Importer) feedTx(ctx context.Context, name string, run func(h *feedHandler) (nvd.Stats, error)) (FeedStats, error) {
 	var st FeedStats
 	start := im.now()
 	last := start
@@ -50,7 +56,7 @@ func (im *Importer) ImportFeed(ctx context.Context, name string, r io.Reader) (F
 				im.Progress(name, st.CVEs+st.KEV, time.Since(start))
 			}
 		}
-		ns, err := nvd.Import(ctx, r, h)
+		ns, err := run(h)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -86,7 +92,8 @@ func (h *feedHandler) CVE(ctx context.Context, c nvd.CVE) error {
 	}
 	rec := appliance.CVERecord{ID: c.ID, Description: c.Description, Status: c.Status, Published: c.Published,
 		Modified: c.Modified, Score: c.Score, HasScore: c.ScoreVersion != "", Vector: c.Vector, Severity: c.Severity,
-		ScoreVersion: c.ScoreVersion, Configurations: nvd.EncodeConfigurations(c.Configurations)}
+		ScoreVersion: c.ScoreVersion, ScoreSource: c.ScoreSource, Configurations: nvd.EncodeConfigurations(c.Configurations),
+		References: c.References, Origin: c.Origin}
 	if err := h.tx.UpsertCVE(ctx, rec, h.at); err != nil {
 		return fmt.Errorf("store %s: %w", c.ID, err)
 	}

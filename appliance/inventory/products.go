@@ -1,14 +1,17 @@
 package inventory
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/cpe"
 	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
+	"github.com/vulnkeeper/vulnkeeper/appliance/risk"
 )
 
 var timeZero time.Time
@@ -89,8 +92,23 @@ func (s *Service) ProductPage(ctx context.Context, orgID, id int64, page, perPag
 	if err != nil {
 		return ProductDetail{}, err
 	}
+	rankByRisk(vulns, p.Criticality)
 	return ProductDetail{Product: p, Aliases: s.engine.aliases(p), Assets: assets, Vulnerabilities: vulns,
 		AssetsPage: appliance.Page[appliance.AssetRef]{Total: total, Page: page, PerPage: perPage}}, nil
+}
+
+// rankByRisk scores each finding at the product's criticality and orders them riskiest first
+// (then by CVE id, newest first).
+func rankByRisk(vs []appliance.ProductVulnerability, criticality int) {
+	for i := range vs {
+		vs[i].Risk = risk.Product(vs[i], criticality)
+	}
+	slices.SortStableFunc(vs, func(a, b appliance.ProductVulnerability) int {
+		if c := cmp.Compare(b.Risk.Score, a.Risk.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(b.CVEID, a.CVEID)
+	})
 }
 
 func productErr(err error, id int64) error {
@@ -152,19 +170,24 @@ func (s *Service) CreateProduct(ctx context.Context, orgID int64, in ProductInpu
 		return appliance.Product{}, err
 	}
 	now := s.now().UTC()
-	p := appliance.Product{OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), Criticality: defaultCriticality,
-		CreatedAt: now, UpdatedAt: now, MatchGeneration: -1}
+	p := appliance.Product{OrganizationID: orgID, Name: strings.TrimSpace(*in.Name), CreatedAt: now, UpdatedAt: now, MatchGeneration: -1}
 	if in.Vendor != nil {
 		p.Vendor = strings.TrimSpace(*in.Vendor)
 	}
 	if in.Version != nil {
 		p.Version = strings.TrimSpace(*in.Version)
 	}
-	if in.Criticality != nil {
-		p.Criticality = *in.Criticality
-	}
 	if err := s.identify(ctx, &p, in.CPE); err != nil {
 		return appliance.Product{}, err
+	}
+	if in.Criticality != nil {
+		p.Criticality, p.CriticalitySet = *in.Criticality, true
+	} else {
+		rules, err := s.criticalityRules(ctx, s.store, orgID)
+		if err != nil {
+			return appliance.Product{}, err
+		}
+		p.Criticality = rules.For(p)
 	}
 	err := s.store.InTx(ctx, func(tx appliance.Tx) error {
 		id, err := tx.CreateProduct(ctx, p)
@@ -309,7 +332,7 @@ func applyInput(p *appliance.Product, in ProductInput) (renamed bool) {
 		p.Version = strings.TrimSpace(*in.Version)
 	}
 	if in.Criticality != nil {
-		p.Criticality = *in.Criticality
+		p.Criticality, p.CriticalitySet = *in.Criticality, true // a person's value: rules leave it alone
 	}
 	return renamed
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/criticality"
 	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
 )
 
@@ -68,6 +69,7 @@ type submission struct {
 	fp       string // fingerprint of rep with the data it is matched against
 	at       time.Time
 	resolved map[pairKey]resolution
+	rules    *criticality.Rules // the organization's criticality rules
 	sum      Summary
 	live     map[int64]appliance.Installation // the host's installations before, by product
 	fresh    []appliance.Installation         // new installations, written in one statement
@@ -91,6 +93,9 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 	}
 	var err error
 	if sub.resolved, err = s.resolveItems(ctx, orgID, rep.Items); err != nil {
+		return Result{}, err
+	}
+	if sub.rules, err = s.criticalityRules(ctx, s.store, orgID); err != nil {
 		return Result{}, err
 	}
 	res := Result{Hostname: rep.Hostname}
@@ -337,7 +342,8 @@ func (sub *submission) upsertProduct(ctx context.Context, tx appliance.Tx, it It
 		var err error
 		p = appliance.Product{OrganizationID: sub.orgID, Vendor: it.Vendor, Name: it.Product, Version: it.Version,
 			Identity: res.identity, Resolution: res.method, ResolutionConfidence: res.confidence,
-			Criticality: defaultCriticality, CreatedAt: sub.at, UpdatedAt: sub.at, MatchGeneration: -1, Package: it.Package}
+			CreatedAt: sub.at, UpdatedAt: sub.at, MatchGeneration: -1, Package: it.Package}
+		p.Criticality = sub.rules.For(p)
 		if p.ID, err = tx.CreateProduct(ctx, p); err != nil {
 			return appliance.Product{}, err
 		}
@@ -350,6 +356,12 @@ func (sub *submission) upsertProduct(ctx context.Context, tx appliance.Tx, it It
 		p.DeletedAt = timeZero
 		if p.Resolution != appliance.ResolutionOverride {
 			p.Identity, p.Resolution, p.ResolutionConfidence = res.identity, res.method, res.confidence
+		}
+	}
+	ruled := !p.CriticalitySet && sub.rules.For(p) != p.Criticality // products from before the rules, or a new identity
+	if changed || ruled {
+		if !p.CriticalitySet {
+			p.Criticality = sub.rules.For(p)
 		}
 		p.UpdatedAt = sub.at
 		if err := tx.UpdateProduct(ctx, p); err != nil {

@@ -56,7 +56,6 @@ const (
 	maxVersion           = 128
 	maxPath              = 1024
 	maxShort             = 255
-	defaultCriticality   = 2
 )
 
 // cpeString is the product's CPE 2.3 formatted name including its version, "" while unresolved.

@@ -119,6 +119,7 @@ func (b *Builder) parseCriterion(m nvd.Match) criterion {
 		c.kind = versionRange
 		c.lo = loBound(m.VersionStartIncluding, m.VersionStartExcluding)
 		c.hi = hiBound(m.VersionEndIncluding, m.VersionEndExcluding)
+		c.fixed = b.intern(m.VersionEndExcluding)
 	default:
 		c.kind = versionAny
 	}

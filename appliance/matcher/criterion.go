@@ -31,6 +31,7 @@ type criterion struct {
 	kind    versionKind
 	text    string
 	id      string // matchCriteriaId
+	fixed   string // versionEndExcluding of a range: the first version not affected
 	exact   version.Version
 	lo, hi  bound
 }

@@ -68,7 +68,7 @@ func (ix *Index) evaluateCVE(cve uint32, hits []hit, qs *queryState) (Finding, b
 		return Finding{}, false
 	}
 	return Finding{CVEID: ix.cveIDs[cve], Criteria: ix.critText[best.crit], MatchCriteriaID: ix.critID[best.crit],
-		Platform: best.platform}, true
+		Platform: best.platform, FixedVersion: ix.criteria[best.crit].fixed}, true
 }
 
 // evaluateConfig tries every assignment of the unknown nodes and keeps the one needing the

@@ -40,6 +40,8 @@ type Finding struct {
 	Criteria        string // the cpeMatch criteria that matched, as NVD writes it
 	MatchCriteriaID string
 	Platform        string // assumptions about other products, "" when none were needed
+	// FixedVersion is the matched range's versionEndExcluding ("" for other criteria).
+	FixedVersion string
 }
 
 // Stats describes a built index.

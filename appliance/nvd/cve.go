@@ -18,6 +18,12 @@ type wireCVE struct {
 	Descriptions   []wireDescription   `json:"descriptions"`
 	Metrics        wireMetrics         `json:"metrics"`
 	Configurations []wireConfiguration `json:"configurations"`
+	References     []wireReference     `json:"references"`
+}
+
+type wireReference struct {
+	URL  string   `json:"url"`
+	Tags []string `json:"tags"`
 }
 
 type wireDescription struct {
@@ -64,6 +70,8 @@ func (w *wireCVE) fieldFor(key string) any {
 		return &w.Metrics
 	case "configurations":
 		return &w.Configurations
+	case "references":
+		return &w.References
 	}
 	return nil
 }
@@ -87,9 +95,27 @@ func (w *wireCVE) toCVE() (CVE, error) {
 		return CVE{}, fmt.Errorf("%s: %w", w.ID, err)
 	}
 	c := CVE{ID: w.ID, Description: englishDescription(w.Descriptions), Status: w.VulnStatus,
-		Published: published, Modified: modified, Configurations: configs}
+		Published: published, Modified: modified, Configurations: configs, References: fixReferences(w.References),
+		Origin: OriginNVD}
 	w.Metrics.best().apply(&c)
 	return c, nil
+}
+
+// fixReferences keeps the references NVD tagged "Patch" or "Vendor Advisory", with those tags.
+func fixReferences(ws []wireReference) []appliance.Reference {
+	var out []appliance.Reference
+	for _, w := range ws {
+		var tags []string
+		for _, t := range w.Tags {
+			if t == appliance.TagPatch || t == appliance.TagVendorAdvisory {
+				tags = append(tags, t)
+			}
+		}
+		if len(tags) > 0 && w.URL != "" {
+			out = append(out, appliance.Reference{URL: w.URL, Tags: tags})
+		}
+	}
+	return out
 }
 
 func englishDescription(ds []wireDescription) string {

@@ -87,6 +87,9 @@ type importer struct {
 	// bare collects the fields of a CVE object that is the document itself.
 	bare     wireCVE
 	bareSeen bool
+	// cve5 collects a CVE JSON 5 record that is the document itself.
+	cve5     wireCVE5
+	cve5Seen bool
 }
 
 // run walks the top-level object key by key so that the vulnerabilities array can be
@@ -143,6 +146,10 @@ func (im *importer) field(key string) error {
 		im.bareSeen = true
 		return im.decodeValue(key, target)
 	}
+	if target := im.cve5.fieldFor(key); target != nil {
+		im.cve5Seen = true
+		return im.decodeValue(key, target)
+	}
 	return im.skip(key)
 }
 
@@ -165,13 +172,27 @@ func (im *importer) singleCVE() error {
 	return im.emitCVE(&w, "cve")
 }
 
-// finish emits a bare CVE document and refuses a document that held nothing recognisable.
+// finish emits a bare CVE document or CVE JSON 5 record and refuses a document that held
+// nothing recognisable.
 func (im *importer) finish() error {
+	if im.cve5Seen && im.bareSeen {
+		return appliance.Invalid("feed", "format", "document mixes NVD CVE and CVE JSON 5 fields")
+	}
+	if im.cve5Seen {
+		if err := im.settle(kindNVD); err != nil {
+			return err
+		}
+		c, err := im.cve5.toCVE()
+		if err != nil {
+			return fmt.Errorf("document: %w", err)
+		}
+		return im.handCVE(c)
+	}
 	if im.bareSeen {
 		return im.emitCVE(&im.bare, "document")
 	}
 	if im.kind == kindUnknown && im.stats == (Stats{}) {
-		return appliance.Invalid("feed", "format", "not an NVD CVE 2.0 feed, CVE record or CISA KEV catalogue")
+		return appliance.Invalid("feed", "format", "not an NVD CVE 2.0 feed, NVD or CVE JSON 5 record or CISA KEV catalogue")
 	}
 	return nil
 }

@@ -10,7 +10,8 @@ type wireMetrics struct {
 }
 
 type wireMetric struct {
-	Type string `json:"type"`
+	Source string `json:"source"`
+	Type   string `json:"type"`
 	// BaseSeverity is where CVSS v2 metrics carry the severity; later versions keep it in cvssData.
 	BaseSeverity string   `json:"baseSeverity"`
 	Data         wireCVSS `json:"cvssData"`
@@ -59,6 +60,7 @@ func (c chosenMetric) apply(cve *CVE) {
 	cve.ScoreVersion = c.version
 	cve.Score = c.metric.Data.BaseScore
 	cve.Vector = c.metric.Data.VectorString
+	cve.ScoreSource = metricSource(c.metric)
 	cve.Severity = strings.ToLower(c.metric.Data.BaseSeverity)
 	if cve.Severity == "" {
 		cve.Severity = strings.ToLower(c.metric.BaseSeverity)
@@ -91,4 +93,19 @@ func SeverityFromScore(version string, score float64) string {
 		return "low"
 	}
 	return "none"
+}
+
+// cisaADPSource is the source identifier NVD gives metrics from CISA's ADP (vulnrichment).
+const cisaADPSource = "134c704f-9b21-4f2e-91b3-4a467353bcc0"
+
+// metricSource names who scored a metric: "NVD" for NVD's own (Primary) metric, "CISA-ADP"
+// for CISA's vulnrichment, otherwise the CNA's source identifier as NVD lists it.
+func metricSource(m *wireMetric) string {
+	switch {
+	case strings.EqualFold(m.Type, "Primary") || m.Source == "nvd@nist.gov":
+		return SourceNVD
+	case m.Source == cisaADPSource:
+		return SourceCISAADP
+	}
+	return m.Source
 }

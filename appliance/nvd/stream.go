@@ -52,6 +52,11 @@ func (im *importer) emitCVE(w *wireCVE, where string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
+	return im.handCVE(c)
+}
+
+// handCVE gives a decoded record to the handler and counts it.
+func (im *importer) handCVE(c CVE) error {
 	if err := im.h.CVE(im.ctx, c); err != nil {
 		return fmt.Errorf("%s: %w", c.ID, err)
 	}

@@ -6,6 +6,8 @@ package nvd
 import (
 	"context"
 	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // CVE is one vulnerability record of an NVD CVE 2.0 feed.
@@ -19,9 +21,24 @@ type CVE struct {
 	Vector      string
 	Severity    string // lowercase: critical, high, medium, low, none; "" without metrics
 	// ScoreVersion is the CVSS version the score comes from: "4.0", "3.1", "3.0", "2.0" or "".
-	ScoreVersion   string
+	ScoreVersion string
+	// ScoreSource is who scored it: SourceNVD, SourceCISAADP or the CNA's name.
+	ScoreSource    string
 	Configurations []Configuration
+	// References are the references tagged as a patch or a vendor advisory.
+	References []appliance.Reference
+	// Origin is where the record came from: OriginNVD or OriginCVE5 (a CVE JSON 5 record,
+	// its configurations built from the CNA's and CISA ADP's affected data).
+	Origin string
 }
+
+// Scorers and origins of CVE data.
+const (
+	SourceNVD     = "NVD"
+	SourceCISAADP = "CISA-ADP"
+	OriginNVD     = "nvd"
+	OriginCVE5    = "cve5"
+)
 
 // StatusRejected is the vulnStatus of a withdrawn CVE.
 const StatusRejected = "Rejected"

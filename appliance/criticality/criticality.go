@@ -1,0 +1,120 @@
+// Package criticality gives products a criticality without a person touching each one: an
+// organization's ordered rules of name patterns (or the built-in defaults) decide for every
+// product whose criticality no person chose.
+package criticality
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+)
+
+// Default is the criticality of a product no rule matches.
+const Default = 2
+
+// Limits of a rule set.
+const (
+	MaxRules   = 200
+	MaxPattern = 100
+)
+
+// Defaults are the rules of an organization that never set its own: internet-facing servers
+// and remote access first, then security software, other servers and the programs that open
+// what the internet sends.
+var Defaults = []appliance.CriticalityRule{
+	// Internet-facing servers and remote access: what an attacker reaches first.
+	{Pattern: "nginx*", Criticality: 5}, {Pattern: "apache2*", Criticality: 5}, {Pattern: "*httpd*", Criticality: 5},
+	{Pattern: "apache http server*", Criticality: 5}, {Pattern: "http_server", Criticality: 5},
+	{Pattern: "*openssh*", Criticality: 5}, {Pattern: "*sshd*", Criticality: 5}, {Pattern: "haproxy*", Criticality: 5},
+	{Pattern: "*tomcat*", Criticality: 5}, {Pattern: "*exchange server*", Criticality: 5}, {Pattern: "*vpn*", Criticality: 5},
+	{Pattern: "*wireguard*", Criticality: 5}, {Pattern: "postfix*", Criticality: 5}, {Pattern: "exim*", Criticality: 5},
+	{Pattern: "dovecot*", Criticality: 5}, {Pattern: "bind9*", Criticality: 5}, {Pattern: "squid*", Criticality: 5},
+	{Pattern: "vsftpd*", Criticality: 5}, {Pattern: "*remote desktop*", Criticality: 5},
+	// Security software: privileged, and it guards the rest.
+	{Pattern: "*openssl*", Criticality: 4}, {Pattern: "*antivirus*", Criticality: 4}, {Pattern: "*defender*", Criticality: 4},
+	{Pattern: "*firewall*", Criticality: 4}, {Pattern: "*endpoint*", Criticality: 4}, {Pattern: "*crowdstrike*", Criticality: 4},
+	{Pattern: "*sentinelone*", Criticality: 4}, {Pattern: "*clamav*", Criticality: 4}, {Pattern: "*keepass*", Criticality: 4},
+	{Pattern: "*bitwarden*", Criticality: 4}, {Pattern: "*1password*", Criticality: 4}, {Pattern: "gnupg*", Criticality: 4},
+	{Pattern: "sudo", Criticality: 4},
+	// Other servers.
+	{Pattern: "*server*", Criticality: 4},
+	// Browsers, mail clients and document readers open what the internet sends.
+	{Pattern: "*chrome*", Criticality: 3}, {Pattern: "*firefox*", Criticality: 3}, {Pattern: "microsoft edge*", Criticality: 3},
+	{Pattern: "*thunderbird*", Criticality: 3}, {Pattern: "*outlook*", Criticality: 3}, {Pattern: "*acrobat*", Criticality: 3},
+	{Pattern: "adobe reader*", Criticality: 3},
+}
+
+// Rules is a compiled rule set.
+type Rules struct {
+	rules    []appliance.CriticalityRule
+	patterns []*regexp.Regexp
+}
+
+// Compile checks rules — a pattern of 1–100 characters, a criticality 1–5, at most 200 —
+// and prepares them for matching.
+func Compile(rules []appliance.CriticalityRule) (*Rules, error) {
+	if len(rules) > MaxRules {
+		return nil, appliance.Invalid("rules", "max", "at most %d rules", MaxRules)
+	}
+	out := &Rules{rules: rules, patterns: make([]*regexp.Regexp, len(rules))}
+	for i, r := range rules {
+		p := strings.TrimSpace(r.Pattern)
+		if p == "" || len(p) > MaxPattern {
+			return nil, appliance.Invalid(fmt.Sprintf("rules[%d].pattern", i), "length",
+				"a pattern has 1 to %d characters", MaxPattern)
+		}
+		if r.Criticality < 1 || r.Criticality > 5 {
+			return nil, appliance.Invalid(fmt.Sprintf("rules[%d].criticality", i), "range", "criticality must be between 1 and 5")
+		}
+		out.rules[i].Pattern = p
+		out.patterns[i] = glob(p)
+	}
+	return out, nil
+}
+
+// MustCompile compiles rules known to be valid (the defaults).
+func MustCompile(rules []appliance.CriticalityRule) *Rules {
+	r, err := Compile(rules)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// glob turns a pattern into a case-insensitive, anchored regular expression: * is any run of
+// characters, ? one character, everything else itself.
+func glob(p string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("(?is)^")
+	for _, r := range p {
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}
+
+// List returns the rules as compiled (patterns trimmed).
+func (rs *Rules) List() []appliance.CriticalityRule { return rs.rules }
+
+// For returns the criticality of the first rule matching the product's reported name, its CPE
+// product or its source package; Default when none does.
+func (rs *Rules) For(p appliance.Product) int {
+	names := []string{p.Name, p.Identity.Product, p.Package.SourcePackage}
+	for i, re := range rs.patterns {
+		for _, n := range names {
+			if n != "" && re.MatchString(n) {
+				return rs.rules[i].Criticality
+			}
+		}
+	}
+	return Default
+}
