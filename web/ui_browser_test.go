@@ -204,7 +204,24 @@ func TestBrowserJourney(t *testing.T) {
 		t.Fatalf("inventory: %d %s", res.Status, res.Body)
 	}
 
-	// The host's software and its CVEs.
+	// The host, its software and their findings; one of its CVEs and the hosts it affects.
+	b.visit("/hosts", `//a[text()="web-01"]`)
+	b.shot("hosts")
+	b.do("open the host", chromedp.Click(chromedp.Search(`//a[text()="web-01"]`)), chromedp.WaitVisible(chromedp.CSS(`#installed`)))
+	if !strings.Contains(b.text(`#installed`), "OpenSSL") || b.count(`#installed .sev-critical, #installed .sev-high`) == 0 {
+		t.Error("the host page does not list OpenSSL with its findings")
+	}
+	b.shot("host")
+	b.visit("/vulnerabilities?sort=score&order=desc", `#vulnerabilities`)
+	b.shot("vulnerabilities")
+	b.do("open the CVE", chromedp.Click(chromedp.CSS(`#vulnerabilities tbody a`)), chromedp.WaitVisible(chromedp.CSS(`#affected-hosts`)))
+	if !strings.Contains(b.text(`#affected-hosts`), "web-01") || b.count(`#affected-products tbody a[href^="/products/"]`) == 0 {
+		t.Error("the CVE page does not name the affected host and product")
+	}
+	b.shot("vulnerability")
+	b.checkFaults("hosts and CVEs")
+
+	// The product and its CVEs.
 	b.visit("/products", `//a[text()="OpenSSL"]`)
 	b.shot("products")
 	b.do("open OpenSSL", chromedp.Click(chromedp.Search(`//a[text()="OpenSSL"]`)), chromedp.WaitVisible(chromedp.CSS(`#findings`)))

@@ -27,13 +27,25 @@ func TestUIPagesByRole(t *testing.T) {
 	if matchLink == nil {
 		t.Fatal("the product page offers no assignment for its findings")
 	}
+	hostLink := regexp.MustCompile(`href="/hosts/(\d+)"`).FindStringSubmatch(string(w.admin.page(t, "/hosts").Body))
+	if hostLink == nil {
+		t.Fatal("the host list links no host")
+	}
+	cve := w.cves(t, openssl)[0]
 	cases := []struct {
 		path      string
 		want      []string // on both roles' pages
 		adminOnly []string // shown to admins, absent for members
 		adminPage bool     // members get 403
 	}{
-		{path: "/", want: []string{"<h1>Overview</h1>", "OpenSSL"}},
+		{path: "/", want: []string{"<h1>Overview</h1>", "OpenSSL", `id="riskiest-hosts"`, "web-01"}},
+		{path: "/hosts", want: []string{"web-01", `id="hosts"`}},
+		{path: "/hosts?sort=findings&order=desc&has_vulnerabilities=true", want: []string{"web-01"}},
+		{path: "/hosts/" + hostLink[1], want: []string{"web-01", "OpenSSL", "Totally Unknown Widget", `id="history"`}, adminOnly: []string{"Delete host"}},
+		{path: "/vulnerabilities?search=" + cve, want: []string{cve, `id="vulnerabilities"`}},
+		{path: "/vulnerabilities", want: []string{"CVE-2015-", `id="vulnerabilities"`}},
+		{path: "/vulnerabilities?kev=true&sort=hosts", want: []string{"Vulnerabilities"}},
+		{path: "/vulnerabilities/" + cve, want: []string{cve, "OpenSSL", "web-01", `id="affected-hosts"`}, adminOnly: []string{"/assign?match_id="}},
 		{path: "/products", want: []string{"OpenSSL", "Totally Unknown Widget", "unresolved"}},
 		{path: productPath(openssl), want: append(w.cves(t, openssl), "web-01"), adminOnly: []string{`id="identity-form"`, "/assign?match_id="}},
 		{path: "/products?sort=name&order=desc&has_vulnerabilities=true", want: []string{"OpenSSL"}},
@@ -94,6 +106,7 @@ func TestUIPagesByRole(t *testing.T) {
 		{productPath(openssl) + "/identity", url.Values{"cpe": {"cpe:2.3:a:acme:widget:*:*:*:*:*:*:*:*"}}},
 		{"/review/confirm", url.Values{"product_id": {fmt.Sprint(unknown)}, "cpe": {"cpe:2.3:a:acme:widget:*:*:*:*:*:*:*:*"}}},
 		{"/admin/users", url.Values{"username": {"mallory"}, "role": {"org_admin"}, "password": {"long enough password"}}},
+		{"/hosts/" + hostLink[1] + "/delete", nil},
 	} {
 		if res := w.member.form(t, f.path, f.vals); res.Status != 403 {
 			t.Errorf("member POST %s: %d, want 403", f.path, res.Status)
@@ -101,6 +114,9 @@ func TestUIPagesByRole(t *testing.T) {
 	}
 	if got := w.keyCount(t); got != before {
 		t.Errorf("agent keys %d after the member's refused form, want %d", got, before)
+	}
+	if res := w.member.page(t, "/hosts/"+hostLink[1]); res.Status != 200 {
+		t.Errorf("the host is gone after the member's refused delete: %d", res.Status)
 	}
 	p := w.product(t, unknown)
 	if p.Identity.Vendor != "" || p.Resolution != appliance.ResolutionUnresolved {

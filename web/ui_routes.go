@@ -32,6 +32,11 @@ func (s *Server) uiRoutes() []route {
 		{"POST", "/password", s.page(stagePassword, false), fn(s.passwordSubmit)},
 
 		{"GET", "/", full, fn(s.homePage)},
+		{"GET", "/hosts", full, fn(s.hostsPage)},
+		{"GET", "/hosts/:id", full, fn(s.hostPage)},
+		{"POST", "/hosts/:id/delete", admin, fn(s.hostDeleteSubmit)},
+		{"GET", "/vulnerabilities", full, fn(s.vulnerabilitiesPage)},
+		{"GET", "/vulnerabilities/:cve_id", full, fn(s.vulnerabilityPage)},
 		{"GET", "/products", full, fn(s.productsPage)},
 		{"GET", "/products/:id", full, fn(s.productPage)},
 		{"POST", "/products/:id/identity", admin, fn(s.productIdentitySubmit)},
@@ -86,10 +91,17 @@ func uiFuncs(version string) template.FuncMap {
 			return t.UTC().Format(time.DateOnly)
 		},
 		"score": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-		"pct":   func(f float64) string { return strconv.Itoa(int(f*100+0.5)) + "%" },
-		"sev":   func(s string) string { return strings.ToLower(s) },
-		"add":   func(a, b int) int { return a + b },
-		"list":  func(v ...any) []any { return v },
+		"age":   age,
+		"since": func(t time.Time) string {
+			if t.IsZero() {
+				return "never"
+			}
+			return age(time.Since(t)) + " ago"
+		},
+		"pct":  func(f float64) string { return strconv.Itoa(int(f*100+0.5)) + "%" },
+		"sev":  func(s string) string { return strings.ToLower(s) },
+		"add":  func(a, b int) int { return a + b },
+		"list": func(v ...any) []any { return v },
 		// setq is the current URL's query with one parameter changed (and the page reset
 		// unless the parameter is the page).
 		"setq": func(q url.Values, name, value string) string {
@@ -109,6 +121,19 @@ func uiFuncs(version string) template.FuncMap {
 			return fmt.Sprintf("cpe:2.3:%s:%s:%s:*:*:*:*:*:*:*:*", part, vendor, product)
 		},
 	}
+}
+
+// age is a duration as a person reads it: minutes, hours or days.
+func age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0 minutes"
+	case d < 2*time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + " minutes"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + " hours"
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + " days"
 }
 
 // pager is the paging line of a list.
