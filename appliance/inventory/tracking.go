@@ -1,0 +1,80 @@
+package inventory
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
+)
+
+// tracksAgain reports whether an update undoes "not tracked": not_tracked false, or an
+// empty cpe on a product the organization does not track.
+func tracksAgain(before appliance.Product, in ProductInput) bool {
+	if in.NotTracked != nil {
+		return !*in.NotTracked
+	}
+	return in.CPE != nil && strings.TrimSpace(*in.CPE) == "" && before.Resolution == appliance.ResolutionNotTracked
+}
+
+// planTrack resolves afresh, as an inventory would without the organization's decision,
+// every not-tracked product reported like before (outside any transaction: resolution
+// reads the candidate index).
+func (s *Service) planTrack(ctx context.Context, before appliance.Product) (map[int64]resolution, error) {
+	same, err := s.store.ProductsWithReported(ctx, before.OrganizationID, before.Vendor, before.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]resolution, len(same))
+	for _, p := range same {
+		if p.Resolution != appliance.ResolutionNotTracked {
+			continue
+		}
+		res, err := s.resolveItem(ctx, nil, Item{Vendor: p.Vendor, Product: p.Name, Version: p.Version, Package: p.Package})
+		if err != nil {
+			return nil, err
+		}
+		out[p.ID] = res
+	}
+	return out, nil
+}
+
+// trackAgain forgets the organization's "not tracked" decision for p's reported pair and
+// gives the pair's products their planned resolutions with fresh matches, within tx. A
+// confirmed identity (an override that is not "not tracked") stays.
+func (s *Service) trackAgain(ctx context.Context, tx appliance.Tx, p appliance.Product, plan productUpdate) error {
+	key := resolve.Normalize(plan.vendor, plan.name)
+	ov, err := tx.OverrideFor(ctx, p.OrganizationID, key.Vendor, key.Product)
+	switch {
+	case err == nil && ov.NotTracked:
+		err = tx.DeleteOverride(ctx, p.OrganizationID, key.Vendor, key.Product)
+	case errors.Is(err, appliance.ErrNotFound):
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	same, err := tx.ProductsWithReported(ctx, p.OrganizationID, plan.vendor, plan.name)
+	if err != nil {
+		return err
+	}
+	for _, q := range same {
+		if q.ID == p.ID {
+			q = p // with the update's other fields
+		}
+		res, ok := plan.track[q.ID]
+		if ok && q.Resolution == appliance.ResolutionNotTracked {
+			q.Identity, q.Update, q.Resolution, q.ResolutionConfidence, q.UpdatedAt = res.identity, "", res.method, res.confidence, plan.at
+		} else if q.ID != p.ID {
+			continue
+		}
+		if err := tx.UpdateProduct(ctx, q); err != nil {
+			return err
+		}
+		if _, err := s.rematch(ctx, tx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
