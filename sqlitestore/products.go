@@ -351,6 +351,23 @@ func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor,
 		WHERE p.organization_id = ? AND p.vendor = ? AND p.name = ?`, orgID, vendor, name)
 }
 
+func (q *queries) ReportedNames(ctx context.Context, orgID int64) ([][2]string, error) {
+	rows, err := q.query(ctx, `SELECT DISTINCT vendor, name FROM products WHERE organization_id = ?`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("read reported names: %w", err)
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var pair [2]string
+		if err := rows.Scan(&pair[0], &pair[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, pair)
+	}
+	return out, rows.Err()
+}
+
 // ReviewQueue returns one page of the organization's unresolved reported pairs, most
 // installed first, and how many pairs there are. The total counts groups of the
 // resolution index only; host counts are computed for the ordering, as before paging.

@@ -18,19 +18,43 @@ func tracksAgain(before appliance.Product, in ProductInput) bool {
 	return in.CPE != nil && strings.TrimSpace(*in.CPE) == "" && before.Resolution == appliance.ResolutionNotTracked
 }
 
+// productsOfKey lists the organization's products, any version and spelling, whose reported
+// pair normalizes to key and that keep accepts.
+func productsOfKey(ctx context.Context, r appliance.Reader, orgID int64, key resolve.Key, keep func(appliance.Product) bool) ([]appliance.Product, error) {
+	pairs, err := r.ReportedNames(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	var out []appliance.Product
+	for _, pair := range pairs {
+		if resolve.Normalize(pair[0], pair[1]) != key {
+			continue
+		}
+		ps, err := r.ProductsWithReported(ctx, orgID, pair[0], pair[1])
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if keep(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+func isNotTracked(p appliance.Product) bool { return p.Resolution == appliance.ResolutionNotTracked }
+
 // planTrack resolves afresh, as an inventory would without the organization's decision,
-// every not-tracked product reported like before (outside any transaction: resolution
+// every not-tracked product of before's normalized pair (outside any transaction: resolution
 // reads the candidate index).
 func (s *Service) planTrack(ctx context.Context, before appliance.Product) (map[int64]resolution, error) {
-	same, err := s.store.ProductsWithReported(ctx, before.OrganizationID, before.Vendor, before.Name)
+	same, err := productsOfKey(ctx, s.store, before.OrganizationID, resolve.Normalize(before.Vendor, before.Name), isNotTracked)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[int64]resolution, len(same))
 	for _, p := range same {
-		if p.Resolution != appliance.ResolutionNotTracked {
-			continue
-		}
 		res, err := s.resolveItem(ctx, nil, Item{Vendor: p.Vendor, Product: p.Name, Version: p.Version, Package: p.Package})
 		if err != nil {
 			return nil, err
@@ -55,13 +79,13 @@ func (s *Service) trackAgain(ctx context.Context, tx appliance.Tx, p appliance.P
 	if err != nil {
 		return err
 	}
-	same, err := tx.ProductsWithReported(ctx, p.OrganizationID, plan.vendor, plan.name)
+	same, err := productsOfKey(ctx, tx, p.OrganizationID, key, func(q appliance.Product) bool { return q.ID == p.ID || isNotTracked(q) })
 	if err != nil {
 		return err
 	}
 	for _, q := range same {
 		if q.ID == p.ID {
-			q = p // with the update's other fields
+			q = p // with the update's other fields (p's stored pair is the key: UpdateProduct checked it)
 		}
 		res, ok := plan.track[q.ID]
 		if ok && q.Resolution == appliance.ResolutionNotTracked {
