@@ -134,7 +134,12 @@ func (w *uiWorld) notTrackedByForms(t *testing.T) {
 		t.Fatalf("the queue lacks the names this test marks: %.3000s", q)
 	}
 	tps, php := w.productID(t, "TPS Report Viewer"), w.productID(t, "PHP Interpreter Toolkit")
-	res := w.admin.form(t, "/review/not-tracked", url.Values{"product_id": {fmt.Sprint(tps)}})
+	// Every row can be selected now; confirming a name without a candidate confirms nothing.
+	res := w.admin.form(t, "/review/bulk", url.Values{"pick": {fmt.Sprint(tps)}})
+	if body := string(res.Body); !strings.Contains(body, "none of the selected names has a candidate") || w.product(t, tps).Resolution != appliance.ResolutionUnresolved {
+		t.Errorf("bulk confirmation of a name without a candidate: %d %.500s", res.Status, body)
+	}
+	res = w.admin.form(t, "/review/not-tracked", url.Values{"product_id": {fmt.Sprint(tps)}})
 	if body := string(res.Body); res.Status != 200 || strings.Contains(body, "TPS Report Viewer") || !strings.Contains(body, "it left the queue") {
 		t.Errorf("row button: %d, the name still queued or no notice: %.500s", res.Status, body)
 	}

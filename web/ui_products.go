@@ -253,5 +253,9 @@ func (s *Server) reviewBulkSubmit(w http.ResponseWriter, r *http.Request) {
 		s.done(w, r, "/review", nil, "Marked "+strconv.Itoa(len(done))+" names “not a product we track”.")
 		return
 	}
+	if len(done) == 0 {
+		s.done(w, r, "/review", appliance.Invalid("pick", "candidate", "none of the selected names has a candidate: type a CPE for it, or mark it not tracked"), "")
+		return
+	}
 	s.done(w, r, "/review?confirmed="+strings.Join(done, ","), nil, "Confirmed "+strconv.Itoa(len(done))+" names.")
 }
