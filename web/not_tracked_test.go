@@ -106,6 +106,14 @@ func TestNotTrackedOverHTTP(t *testing.T) {
 		{"nothing is not tracked now", "GET", "/api/products?resolution=not_tracked", nil, w.alice, 200, wantNames()},
 	})
 	pending(t, 1) // the confirmed identity is a contribution; the decisions before it never were
+
+	runScenarios(t, []scenario{
+		{"marked after a confirmation", "PATCH", path(later), notTracked, w.alice, 200, wantProduct("not_tracked", "", "")},
+		{"tracked again under a new name", "PATCH", path(later), map[string]any{"not_tracked": false, "vendor": "openssl", "name": "openssl"}, w.alice, 200,
+			wantProduct("exact", "cpe:2.3:a:openssl:openssl:9.9:*:*:*:*:*:*:*", "")},
+		{"the others resolved afresh", "GET", path(wid), nil, w.alice, 200, wantProduct("unresolved", "", "")},
+	})
+	pending(t, 0) // the decision replaced the confirmed identity, and is gone now
 }
 
 // TestNotTrackedDistributionPackage marks a package of a release the imported advisories

@@ -277,6 +277,13 @@ func (s *Service) planUpdate(ctx context.Context, before appliance.Product, in P
 		}
 		plan.reresolve, plan.resolved = true, res
 	}
+	if plan.track != nil && renamed { // the product itself is resolved under its new name
+		res, err := s.engine.resolve(ctx, s.store, after.OrganizationID, after.Vendor, after.Name)
+		if err != nil {
+			return plan, err
+		}
+		plan.track[before.ID] = res
+	}
 	return plan, nil
 }
 

@@ -84,17 +84,24 @@ func (s *Service) trackAgain(ctx context.Context, tx appliance.Tx, p appliance.P
 		return err
 	}
 	for _, q := range same {
-		if q.ID == p.ID {
-			q = p // with the update's other fields (p's stored pair is the key: UpdateProduct checked it)
-		}
 		res, ok := plan.track[q.ID]
-		if ok && q.Resolution == appliance.ResolutionNotTracked {
-			q.Identity, q.Update, q.Resolution, q.ResolutionConfidence, q.UpdatedAt = res.identity, "", res.method, res.confidence, plan.at
-		} else if q.ID != p.ID {
+		switch {
+		case q.ID == p.ID:
+			q = p // with the update's other fields (p's stored pair is the key: UpdateProduct checked it)
+		case !ok || !isNotTracked(q): // decided otherwise meanwhile
 			continue
 		}
+		if ok {
+			q.Identity, q.Update, q.Resolution, q.ResolutionConfidence = res.identity, "", res.method, res.confidence
+		}
+		q.UpdatedAt = plan.at
 		if err := tx.UpdateProduct(ctx, q); err != nil {
 			return err
+		}
+		if q.ID == p.ID {
+			if err := tx.ForgetInventoriesWith(ctx, p.ID); err != nil { // hosts may report the old name or version
+				return err
+			}
 		}
 		if _, err := s.rematch(ctx, tx, q); err != nil {
 			return err
