@@ -96,8 +96,9 @@ type SoftwareReader interface {
 	OverrideFor(ctx context.Context, orgID int64, vendorKey, productKey string) (Override, error)
 	// ProductsWithReported lists the organization's products reported as (vendor, name), any version.
 	ProductsWithReported(ctx context.Context, orgID int64, vendor, name string) ([]Product, error)
-	// ReportedNames lists the distinct reported (vendor, name) pairs of the organization's products.
-	ReportedNames(ctx context.Context, orgID int64) ([][2]string, error)
+	// ReportedNames lists the distinct reported (vendor, name) pairs of the organization's
+	// products, of those resolved by method only unless method is "".
+	ReportedNames(ctx context.Context, orgID int64, method ResolutionMethod) ([][2]string, error)
 	HasOverrides(ctx context.Context, orgID int64) (bool, error)
 	// OverridesFor returns the overrides among normalized (vendor, product) keys.
 	OverridesFor(ctx context.Context, orgID int64, keys [][2]string) (map[[2]string]Override, error)

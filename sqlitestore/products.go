@@ -351,8 +351,12 @@ func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor,
 		WHERE p.organization_id = ? AND p.vendor = ? AND p.name = ?`, orgID, vendor, name)
 }
 
-func (q *queries) ReportedNames(ctx context.Context, orgID int64) ([][2]string, error) {
-	rows, err := q.query(ctx, `SELECT DISTINCT vendor, name FROM products WHERE organization_id = ?`, orgID)
+func (q *queries) ReportedNames(ctx context.Context, orgID int64, method appliance.ResolutionMethod) ([][2]string, error) {
+	query, args := `SELECT DISTINCT vendor, name FROM products WHERE organization_id = ?`, []any{orgID}
+	if method != "" {
+		query, args = query+` AND resolution = ?`, append(args, method)
+	}
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read reported names: %w", err)
 	}

@@ -344,11 +344,7 @@ func (s *Service) confirm(ctx context.Context, tx appliance.Tx, p appliance.Prod
 	if plan.ignore {
 		res = notTracked
 	}
-	// An identity applies to the products reported exactly so (and those its decision
-	// replaces); "not tracked" to every spelling of the normalized pair, as inventories will.
-	same, err := productsOfKey(ctx, tx, p.OrganizationID, key, func(q appliance.Product) bool {
-		return plan.ignore || q.Resolution == appliance.ResolutionNotTracked || (q.Vendor == p.Vendor && q.Name == p.Name)
-	})
+	same, err := decided(ctx, tx, p, key, plan.ignore)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package inventory
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -19,9 +20,9 @@ func tracksAgain(before appliance.Product, in ProductInput) bool {
 }
 
 // productsOfKey lists the organization's products, any version and spelling, whose reported
-// pair normalizes to key and that keep accepts.
-func productsOfKey(ctx context.Context, r appliance.Reader, orgID int64, key resolve.Key, keep func(appliance.Product) bool) ([]appliance.Product, error) {
-	pairs, err := r.ReportedNames(ctx, orgID)
+// pair normalizes to key, of those resolved by method only unless method is "".
+func productsOfKey(ctx context.Context, r appliance.Reader, orgID int64, key resolve.Key, method appliance.ResolutionMethod) ([]appliance.Product, error) {
+	pairs, err := r.ReportedNames(ctx, orgID, method)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +36,7 @@ func productsOfKey(ctx context.Context, r appliance.Reader, orgID int64, key res
 			return nil, err
 		}
 		for _, p := range ps {
-			if keep(p) {
+			if method == "" || p.Resolution == method {
 				out = append(out, p)
 			}
 		}
@@ -43,13 +44,39 @@ func productsOfKey(ctx context.Context, r appliance.Reader, orgID int64, key res
 	return out, nil
 }
 
+// withProduct adds p to ps unless ps holds it.
+func withProduct(ps []appliance.Product, p appliance.Product) []appliance.Product {
+	if slices.ContainsFunc(ps, func(q appliance.Product) bool { return q.ID == p.ID }) {
+		return ps
+	}
+	return append(ps, p)
+}
+
 func isNotTracked(p appliance.Product) bool { return p.Resolution == appliance.ResolutionNotTracked }
+
+// decided lists the products a decision for p's normalized pair applies to now: "not
+// tracked" to every spelling of the pair, as inventories will; an identity to the products
+// reported exactly like p and to the pair's not-tracked ones (the decision it replaces).
+func decided(ctx context.Context, tx appliance.Tx, p appliance.Product, key resolve.Key, ignore bool) ([]appliance.Product, error) {
+	if ignore {
+		return productsOfKey(ctx, tx, p.OrganizationID, key, "")
+	}
+	same, err := tx.ProductsWithReported(ctx, p.OrganizationID, p.Vendor, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	ignored, err := productsOfKey(ctx, tx, p.OrganizationID, key, appliance.ResolutionNotTracked)
+	for _, q := range ignored {
+		same = withProduct(same, q)
+	}
+	return same, err
+}
 
 // planTrack resolves afresh, as an inventory would without the organization's decision,
 // every not-tracked product of before's normalized pair (outside any transaction: resolution
 // reads the candidate index).
 func (s *Service) planTrack(ctx context.Context, before appliance.Product) (map[int64]resolution, error) {
-	same, err := productsOfKey(ctx, s.store, before.OrganizationID, resolve.Normalize(before.Vendor, before.Name), isNotTracked)
+	same, err := productsOfKey(ctx, s.store, before.OrganizationID, resolve.Normalize(before.Vendor, before.Name), appliance.ResolutionNotTracked)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +106,11 @@ func (s *Service) trackAgain(ctx context.Context, tx appliance.Tx, p appliance.P
 	if err != nil {
 		return err
 	}
-	same, err := productsOfKey(ctx, tx, p.OrganizationID, key, func(q appliance.Product) bool { return q.ID == p.ID || isNotTracked(q) })
+	same, err := productsOfKey(ctx, tx, p.OrganizationID, key, appliance.ResolutionNotTracked)
 	if err != nil {
 		return err
 	}
-	for _, q := range same {
+	for _, q := range withProduct(same, p) {
 		res, ok := plan.track[q.ID]
 		switch {
 		case q.ID == p.ID:
