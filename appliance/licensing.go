@@ -98,6 +98,8 @@ type LicenseReader interface {
 	KBSourceStats(ctx context.Context) ([]SourceStats, error)
 	EachKBMapping(ctx context.Context, fn func(KBMapping) error) error
 	Setting(ctx context.Context, key string) (string, error)
+	// PendingOverrides lists confirmed identities not pushed to the KB yet ("not tracked"
+	// decisions are never contributions).
 	PendingOverrides(ctx context.Context, limit int) ([]Override, error)
 }
 

@@ -14,6 +14,9 @@ const (
 	ResolutionFuzzy      ResolutionMethod = "fuzzy"
 	ResolutionPackage    ResolutionMethod = "package"
 	ResolutionUnresolved ResolutionMethod = "unresolved"
+	// ResolutionNotTracked marks a name the organization said it does not track: no
+	// identity, never matched, never in the review queue.
+	ResolutionNotTracked ResolutionMethod = "not_tracked"
 )
 
 // Identity is a CPE software identity with values unescaped ("notepad++"); zero when unresolved.
@@ -235,7 +238,9 @@ type ProductFilter struct {
 	Page, PerPage     int
 }
 
-// Override is an identity confirmed by a person for a normalized reported pair.
+// Override is a person's decision for a normalized reported pair: the identity confirmed,
+// or, with NotTracked, that the organization does not track that name (Identity is then
+// zero and the override is never contributed to the KB).
 type Override struct {
 	OrganizationID int64
 	VendorKey      string
@@ -243,6 +248,7 @@ type Override struct {
 	ReportedVendor string
 	ReportedName   string
 	Identity       Identity
+	NotTracked     bool
 	CreatedBy      int64
 	CreatedAt      time.Time
 }

@@ -99,9 +99,14 @@ type SoftwareReader interface {
 	LiveInstallations(ctx context.Context, assetID int64) ([]Installation, error)
 	LiveInstalledProducts(ctx context.Context, assetID int64) ([]InstalledProduct, error)
 	OverrideFor(ctx context.Context, orgID int64, vendorKey, productKey string) (Override, error)
+	// ProductsWithReported lists the organization's products reported as (vendor, name), any version.
+	ProductsWithReported(ctx context.Context, orgID int64, vendor, name string) ([]Product, error)
+	// ReportedNames lists the distinct reported (vendor, name) pairs of the organization's
+	// products, of those resolved by method only unless method is "".
+	ReportedNames(ctx context.Context, orgID int64, method ResolutionMethod) ([][2]string, error)
 	HasOverrides(ctx context.Context, orgID int64) (bool, error)
 	// OverridesFor returns the overrides among normalized (vendor, product) keys.
-	OverridesFor(ctx context.Context, orgID int64, keys [][2]string) (map[[2]string]Identity, error)
+	OverridesFor(ctx context.Context, orgID int64, keys [][2]string) (map[[2]string]Override, error)
 	// ProductsToMatch lists products whose matches are older than generation (or all when
 	// generation < 0), at most limit, after the id after.
 	ProductsToMatch(ctx context.Context, generation int64, after int64, limit int) ([]Product, error)
@@ -127,8 +132,8 @@ type SoftwareWriter interface {
 	// stay), records generation, and returns how many stale matches it removed.
 	ReplaceMatches(ctx context.Context, productID int64, ms []MatchInput, generation int64, at time.Time) (int, error)
 	SaveOverride(ctx context.Context, o Override) error
-	// ProductsWithReported lists the organization's products reported as (vendor, name), any version.
-	ProductsWithReported(ctx context.Context, orgID int64, vendor, name string) ([]Product, error)
+	// DeleteOverride forgets the organization's decision for a normalized pair (none is fine).
+	DeleteOverride(ctx context.Context, orgID int64, vendorKey, productKey string) error
 }
 
 // VulnerabilityReader reads the CVE data and the catalogue.

@@ -202,7 +202,7 @@ func (q *queries) SetSetting(ctx context.Context, key, value string) error {
 func (q *queries) PendingOverrides(ctx context.Context, limit int) ([]appliance.Override, error) {
 	rows, err := q.query(ctx, `SELECT organization_id, vendor_key, product_key, reported_vendor, reported_name,
 		cpe_part, cpe_vendor, cpe_product, created_at FROM resolution_overrides WHERE pushed_at IS NULL
-		AND reported_name <> '' AND reported_vendor <> '' ORDER BY created_at LIMIT ?`, limit)
+		AND NOT not_tracked AND reported_name <> '' AND reported_vendor <> '' ORDER BY created_at LIMIT ?`, limit)
 	if err != nil {
 		return nil, err
 	}

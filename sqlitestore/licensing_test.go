@@ -295,6 +295,46 @@ func TestPendingOverridesAndPushMark(t *testing.T) {
 	}
 }
 
+// TestNotTrackedOverride stores a "not tracked" decision: no identity is kept, lookups say
+// so, it is never offered for a push, a confirmed identity replaces it (and is offered),
+// and deleting it leaves no override.
+func TestNotTrackedOverride(t *testing.T) {
+	st := newStore(t)
+	org := createOrg(t, st, "acme")
+	ctx := context.Background()
+	ov := appliance.Override{OrganizationID: org, VendorKey: "acme", ProductKey: "widget", ReportedVendor: "Acme", ReportedName: "Widget",
+		Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "widget"}, NotTracked: true, CreatedAt: time.Now()}
+	save := func(o appliance.Override) {
+		t.Helper()
+		if err := inTx(st, func(ctx context.Context, tx appliance.Tx) error { return tx.SaveOverride(ctx, o) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(ov)
+	got, err := st.OverrideFor(ctx, org, "acme", "widget")
+	if err != nil || !got.NotTracked || got.Identity != (appliance.Identity{}) {
+		t.Errorf("OverrideFor = %+v (%v), want not tracked without identity", got, err)
+	}
+	found, err := st.OverridesFor(ctx, org, [][2]string{{"acme", "widget"}})
+	if err != nil || !found[[2]string{"acme", "widget"}].NotTracked {
+		t.Errorf("OverridesFor = %+v (%v), want the not tracked decision", found, err)
+	}
+	if pending, err := st.PendingOverrides(ctx, 500); err != nil || len(pending) != 0 {
+		t.Errorf("pending = %+v (%v), want none: not tracked is no contribution", pending, err)
+	}
+	ov.NotTracked = false
+	save(ov)
+	if pending, _ := st.PendingOverrides(ctx, 500); len(pending) != 1 || pending[0].Identity.Product != "widget" {
+		t.Errorf("after confirming an identity: pending %+v, want it", pending)
+	}
+	if err := inTx(st, func(ctx context.Context, tx appliance.Tx) error { return tx.DeleteOverride(ctx, org, "acme", "widget") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.OverrideFor(ctx, org, "acme", "widget"); !errors.Is(err, appliance.ErrNotFound) {
+		t.Errorf("after delete: %v, want not found", err)
+	}
+}
+
 func TestSettingsAndSourceStats(t *testing.T) {
 	st := newStore(t)
 	ctx := context.Background()

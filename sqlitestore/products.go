@@ -415,6 +415,27 @@ func (q *queries) ProductsWithReported(ctx context.Context, orgID int64, vendor,
 		WHERE p.organization_id = ? AND p.vendor = ? AND p.name = ?`, orgID, vendor, name)
 }
 
+func (q *queries) ReportedNames(ctx context.Context, orgID int64, method appliance.ResolutionMethod) ([][2]string, error) {
+	query, args := `SELECT DISTINCT vendor, name FROM products WHERE organization_id = ?`, []any{orgID}
+	if method != "" {
+		query, args = query+` AND resolution = ?`, append(args, method)
+	}
+	rows, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read reported names: %w", err)
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var pair [2]string
+		if err := rows.Scan(&pair[0], &pair[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, pair)
+	}
+	return out, rows.Err()
+}
+
 // ReviewQueue returns one page of the organization's unresolved reported pairs, most
 // installed first, and how many pairs there are. Host counts are the kept counts of
 // reported names (a host with two versions counts once), so no installation is read.
@@ -465,26 +486,37 @@ func (q *queries) OverrideFor(ctx context.Context, orgID int64, vendorKey, produ
 	o := appliance.Override{OrganizationID: orgID, VendorKey: vendorKey, ProductKey: productKey}
 	var created string
 	var by sql.NullInt64
-	err := q.queryRow(ctx, `SELECT reported_vendor, reported_name, cpe_part, cpe_vendor, cpe_product, created_by, created_at
+	err := q.queryRow(ctx, `SELECT reported_vendor, reported_name, cpe_part, cpe_vendor, cpe_product, not_tracked, created_by, created_at
 		FROM resolution_overrides WHERE organization_id = ? AND vendor_key = ? AND product_key = ?`, orgID, vendorKey, productKey).Scan(
-		&o.ReportedVendor, &o.ReportedName, &o.Identity.Part, &o.Identity.Vendor, &o.Identity.Product, &by, &created)
+		&o.ReportedVendor, &o.ReportedName, &o.Identity.Part, &o.Identity.Vendor, &o.Identity.Product, &o.NotTracked, &by, &created)
 	o.CreatedBy, o.CreatedAt = by.Int64, parseTime(created)
 	return o, translate(err)
 }
 
+// SaveOverride stores the organization's decision for a pair, replacing an earlier one; a
+// "not tracked" decision keeps no identity.
 func (q *queries) SaveOverride(ctx context.Context, o appliance.Override) error {
 	var by any
 	if o.CreatedBy != 0 {
 		by = o.CreatedBy
 	}
+	if o.NotTracked {
+		o.Identity = appliance.Identity{}
+	}
 	_, err := q.exec(ctx, `INSERT INTO resolution_overrides (organization_id, vendor_key, product_key, reported_vendor,
-		reported_name, cpe_part, cpe_vendor, cpe_product, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		reported_name, cpe_part, cpe_vendor, cpe_product, not_tracked, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (organization_id, vendor_key, product_key) DO UPDATE SET cpe_part = excluded.cpe_part,
-		cpe_vendor = excluded.cpe_vendor, cpe_product = excluded.cpe_product, created_by = excluded.created_by,
-		created_at = excluded.created_at, pushed_at = NULL`,
+		cpe_vendor = excluded.cpe_vendor, cpe_product = excluded.cpe_product, not_tracked = excluded.not_tracked,
+		created_by = excluded.created_by, created_at = excluded.created_at, pushed_at = NULL`,
 		o.OrganizationID, o.VendorKey, o.ProductKey, o.ReportedVendor, o.ReportedName, o.Identity.Part, o.Identity.Vendor,
-		o.Identity.Product, by, fmtTime(o.CreatedAt))
+		o.Identity.Product, o.NotTracked, by, fmtTime(o.CreatedAt))
 	return translate(err)
+}
+
+func (q *queries) DeleteOverride(ctx context.Context, orgID int64, vendorKey, productKey string) error {
+	_, err := q.exec(ctx, `DELETE FROM resolution_overrides WHERE organization_id = ? AND vendor_key = ? AND product_key = ?`,
+		orgID, vendorKey, productKey)
+	return err
 }
 
 // ProductByKey finds one product, deleted or not, by its natural key (counts not filled).
@@ -501,8 +533,8 @@ func (q *queries) ProductByKey(ctx context.Context, orgID int64, k appliance.Pro
 }
 
 // OverridesFor returns the organization's overrides among the given normalized pairs, in one query.
-func (q *queries) OverridesFor(ctx context.Context, orgID int64, keys [][2]string) (map[[2]string]appliance.Identity, error) {
-	out := map[[2]string]appliance.Identity{}
+func (q *queries) OverridesFor(ctx context.Context, orgID int64, keys [][2]string) (map[[2]string]appliance.Override, error) {
+	out := map[[2]string]appliance.Override{}
 	if len(keys) == 0 {
 		return out, nil
 	}
@@ -511,19 +543,18 @@ func (q *queries) OverridesFor(ctx context.Context, orgID int64, keys [][2]strin
 		return nil, err
 	}
 	rows, err := q.query(ctx, `WITH k(v, p) AS MATERIALIZED (SELECT value->>0, value->>1 FROM json_each(?))
-		SELECT o.vendor_key, o.product_key, o.cpe_part, o.cpe_vendor, o.cpe_product FROM k CROSS JOIN resolution_overrides o
+		SELECT o.vendor_key, o.product_key, o.cpe_part, o.cpe_vendor, o.cpe_product, o.not_tracked FROM k CROSS JOIN resolution_overrides o
 		WHERE o.organization_id = ? AND o.vendor_key = k.v AND o.product_key = k.p`, string(doc), orgID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var k [2]string
-		var id appliance.Identity
-		if err := rows.Scan(&k[0], &k[1], &id.Part, &id.Vendor, &id.Product); err != nil {
+		o := appliance.Override{OrganizationID: orgID}
+		if err := rows.Scan(&o.VendorKey, &o.ProductKey, &o.Identity.Part, &o.Identity.Vendor, &o.Identity.Product, &o.NotTracked); err != nil {
 			return nil, err
 		}
-		out[k] = id
+		out[[2]string{o.VendorKey, o.ProductKey}] = o
 	}
 	return out, rows.Err()
 }

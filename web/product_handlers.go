@@ -224,11 +224,13 @@ type productRequest struct {
 	Vendor         *string `json:"vendor"`
 	CPE            *string `json:"cpe"`
 	Criticality    *int    `json:"criticality"`
+	NotTracked     *bool   `json:"not_tracked"`     // updates only
 	OrganizationID *int64  `json:"organization_id"` // ignored: the session fixes the organization
 }
 
 func (req productRequest) input() inventory.ProductInput {
-	return inventory.ProductInput{Name: req.Name, Version: req.Version, Vendor: req.Vendor, CPE: req.CPE, Criticality: req.Criticality}
+	return inventory.ProductInput{Name: req.Name, Version: req.Version, Vendor: req.Vendor, CPE: req.CPE, Criticality: req.Criticality,
+		NotTracked: req.NotTracked}
 }
 
 func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
@@ -257,7 +259,8 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := currentUser(r)
-	if req.CPE != nil && u.Role != appliance.RoleOrgAdmin { // a cpe becomes the organization's override and a KB contribution
+	// a cpe becomes the organization's override and a KB contribution; not_tracked an override too
+	if (req.CPE != nil || req.NotTracked != nil) && u.Role != appliance.RoleOrgAdmin {
 		s.writeError(w, r, errAdminOnly)
 		return
 	}

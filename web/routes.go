@@ -46,6 +46,7 @@ func (s *Server) apiRoutes() []route {
 		{"POST", "/api/products", s.person(stageFull, l.global), fn(s.createProduct)},
 		{"GET", "/api/products/:id", s.person(stageFull, l.global), fn(s.getProduct)},
 		{"PUT", "/api/products/:id", s.person(stageFull, l.global), fn(s.updateProduct)},
+		{"PATCH", "/api/products/:id", s.person(stageFull, l.global), fn(s.updateProduct)},
 		{"DELETE", "/api/products/:id", s.admin(l.global), fn(s.deleteProduct)},
 		{"GET", "/api/criticality/rules", s.person(stageFull, l.global), fn(s.getCriticalityRules)},
 		{"PUT", "/api/criticality/rules", s.admin(l.global), fn(s.putCriticalityRules)},

@@ -144,7 +144,8 @@ func (b *browser) checkFaults(step string) {
 // TestBrowserJourney drives a real headless Chromium through what an admin does on a first
 // day: sign in, turn on two-factor authentication and sign in again with it, see a host's
 // software and its CVEs after an agent posts its inventory, confirm a name in the review
-// queue and see its findings appear, create and resolve an assignment, and create an agent
+// queue and see its findings appear, mark another "not a product we track" and see it leave
+// the queue, create and resolve an assignment, and create an agent
 // key. Each page is screenshotted; a console error or CSP violation fails the test.
 func TestBrowserJourney(t *testing.T) {
 	var svc inventoryServices
@@ -199,7 +200,7 @@ func TestBrowserJourney(t *testing.T) {
 
 	// An agent posts its host's inventory through the agent API.
 	items := []inventoryItem{inv("OpenSSL Project", "OpenSSL", "1.0.1l"), inv("Mozilla", "Mozilla Firefox (x64 en-US)", "38.0"),
-		inv("Acme Labs", "Acme Secure Sockets Toolkit", "1.0.1l")}
+		inv("Acme Labs", "Acme Secure Sockets Toolkit", "1.0.1l"), inv("Initech", "TPS Report Viewer", "3.1")}
 	if res := env.agent(agentKey).do(t, "POST", "/api/agent/inventory", inventoryBody("web-01", items...)); res.Status != 200 {
 		t.Fatalf("inventory: %d %s", res.Status, res.Body)
 	}
@@ -246,6 +247,16 @@ func TestBrowserJourney(t *testing.T) {
 	}
 	b.shot("review-confirmed")
 	b.checkFaults("review")
+
+	// A name that is no product we track leaves the queue in one click.
+	b.visit("/review", `button[aria-label="Not tracked: TPS Report Viewer"]`)
+	b.do("not tracked", chromedp.Click(chromedp.CSS(`button[aria-label="Not tracked: TPS Report Viewer"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.flash.ok`)))
+	if q := b.text(`#queue`); strings.Contains(q, "TPS Report Viewer") {
+		t.Errorf("the name marked not tracked is still queued: %q", q)
+	}
+	b.shot("review-not-tracked")
+	b.checkFaults("not tracked")
 
 	// An assignment from a finding, then resolved with a note.
 	b.visit("/products", `//a[text()="OpenSSL"]`)

@@ -47,9 +47,9 @@ func TestUIPagesByRole(t *testing.T) {
 		{path: "/vulnerabilities?kev=true&sort=hosts", want: []string{"Vulnerabilities"}},
 		{path: "/vulnerabilities/" + cve, want: []string{cve, "OpenSSL", "web-01", `id="affected-hosts"`}, adminOnly: []string{"/assign?match_id="}},
 		{path: "/products", want: []string{"OpenSSL", "Totally Unknown Widget", "unresolved"}},
-		{path: productPath(openssl), want: append(w.cves(t, openssl), "web-01"), adminOnly: []string{`id="identity-form"`, "/assign?match_id="}},
+		{path: productPath(openssl), want: append(w.cves(t, openssl), "web-01"), adminOnly: []string{`id="identity-form"`, `id="tracking-form"`, "/assign?match_id="}},
 		{path: "/products?sort=name&order=desc&has_vulnerabilities=true", want: []string{"OpenSSL"}},
-		{path: "/review", want: []string{"Totally Unknown Widget"}, adminOnly: []string{`action="/review/confirm"`, `id="bulk"`}},
+		{path: "/review", want: []string{"Totally Unknown Widget"}, adminOnly: []string{`action="/review/confirm"`, `action="/review/not-tracked"`, `id="bulk"`}},
 		{path: "/containers", want: []string{"Containers", "/containers/" + m[1]}},
 		{path: "/containers/" + m[1], want: []string{"Findings by package", "CVE-"}},
 		{path: "/remediation", want: []string{"<h1>Remediation</h1>"}},
@@ -105,6 +105,9 @@ func TestUIPagesByRole(t *testing.T) {
 		{"/admin/keys", url.Values{"name": {"sneaky"}}},
 		{productPath(openssl) + "/identity", url.Values{"cpe": {"cpe:2.3:a:acme:widget:*:*:*:*:*:*:*:*"}}},
 		{"/review/confirm", url.Values{"product_id": {fmt.Sprint(unknown)}, "cpe": {"cpe:2.3:a:acme:widget:*:*:*:*:*:*:*:*"}}},
+		{"/review/not-tracked", url.Values{"product_id": {fmt.Sprint(unknown)}}},
+		{"/review/bulk", url.Values{"pick": {fmt.Sprint(unknown)}, "action": {"not_tracked"}}},
+		{productPath(unknown) + "/tracking", url.Values{"not_tracked": {"true"}}},
 		{"/admin/users", url.Values{"username": {"mallory"}, "role": {"org_admin"}, "password": {"long enough password"}}},
 		{"/hosts/" + hostLink[1] + "/delete", nil},
 	} {
@@ -130,6 +133,52 @@ func TestUIPagesByRole(t *testing.T) {
 	}
 	if p := w.product(t, unknown); p.Identity.Vendor != "openssl" || p.Resolution != appliance.ResolutionOverride {
 		t.Errorf("after the admin's confirmation: %+v %s", p.Identity, p.Resolution)
+	}
+	w.notTrackedByForms(t)
+}
+
+// notTrackedByForms has an admin mark the review queue's names "not a product we track",
+// one by its row's button and one through the bulk form, then track one again from its
+// product page.
+func (w *uiWorld) notTrackedByForms(t *testing.T) {
+	t.Helper()
+	if res := w.env.agent(w.agentKey).do(t, "POST", "/api/agent/inventory", inventoryBody("web-02", inv("Initech", "TPS Report Viewer", "3.1"))); res.Status != 200 {
+		t.Fatalf("inventory: %d %s", res.Status, res.Body)
+	}
+	queue := func() string { return string(w.admin.page(t, "/review").Body) }
+	if q := queue(); !strings.Contains(q, "TPS Report Viewer") || !strings.Contains(q, "PHP Interpreter Toolkit") {
+		t.Fatalf("the queue lacks the names this test marks: %.3000s", q)
+	}
+	tps, php := w.productID(t, "TPS Report Viewer"), w.productID(t, "PHP Interpreter Toolkit")
+	// Every row can be selected now; confirming a name without a candidate confirms nothing.
+	res := w.admin.form(t, "/review/bulk", url.Values{"pick": {fmt.Sprint(tps)}})
+	if body := string(res.Body); !strings.Contains(body, "none of the selected names has a candidate") || w.product(t, tps).Resolution != appliance.ResolutionUnresolved {
+		t.Errorf("bulk confirmation of a name without a candidate: %d %.500s", res.Status, body)
+	}
+	res = w.admin.form(t, "/review/not-tracked", url.Values{"product_id": {fmt.Sprint(tps)}})
+	if body := string(res.Body); res.Status != 200 || strings.Contains(body, "TPS Report Viewer") || !strings.Contains(body, "it left the queue") {
+		t.Errorf("row button: %d, the name still queued or no notice: %.500s", res.Status, body)
+	}
+	w.admin.page(t, "/review")
+	res = w.admin.form(t, "/review/bulk", url.Values{"pick": {fmt.Sprint(php)}, "action": {"not_tracked"}})
+	if body := string(res.Body); res.Status != 200 || strings.Contains(body, "PHP Interpreter Toolkit") {
+		t.Errorf("bulk not tracked: %d, the name still queued: %.500s", res.Status, body)
+	}
+	for _, id := range []int64{tps, php} {
+		if p := w.product(t, id); p.Resolution != appliance.ResolutionNotTracked {
+			t.Errorf("product %d: resolution %s, want not_tracked", id, p.Resolution)
+		}
+	}
+	page := string(w.admin.page(t, productPath(php)).Body)
+	if !strings.Contains(page, `id="not-tracked"`) || !strings.Contains(page, "Track again") {
+		t.Errorf("the product page does not show the state with Track again: %.500s", page)
+	}
+	if member := string(w.member.page(t, productPath(php)).Body); !strings.Contains(member, `id="not-tracked"`) || strings.Contains(member, "Track again") {
+		t.Error("a member should see the state without the Track again form")
+	}
+	w.admin.form(t, productPath(php)+"/tracking", url.Values{"not_tracked": {"false"}})
+	if p := w.product(t, php); p.Resolution == appliance.ResolutionNotTracked || !strings.Contains(queue(), "PHP Interpreter Toolkit") {
+		t.Errorf("tracked again: resolution %s; it should be resolved afresh and back in the queue", p.Resolution)
 	}
 }
 

@@ -43,31 +43,32 @@ func (s *Server) productsPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, status, "products", view{Title: "Products", Nav: "products", Data: v})
 }
 
-const hostsPerPage = 50
-
 type productView struct {
 	inventory.ProductDetail
-	CPE   string
-	Hosts []appliance.AssetRef
-	Pager pager
+	CPE        string
+	NotTracked bool
+	HostsPager namedPager
 }
 
+// productPage shows a product, its findings riskiest first, and one page of its hosts.
 func (s *Server) productPage(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(httprouter.ParamsFromContext(r.Context()).ByName("id"), "product")
 	if err != nil {
 		s.uiError(w, r, err)
 		return
 	}
-	d, err := s.inventory.Product(r.Context(), currentUser(r).OrganizationID, id)
+	pg, err := parseNamedPage(r, "hosts_page", "hosts_per_page", 50, inventory.MaxProductAssetsPerPage)
 	if err != nil {
 		s.uiError(w, r, err)
 		return
 	}
-	pg, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	pg = max(pg, 1)
-	from := min((pg-1)*hostsPerPage, len(d.Assets))
-	v := productView{ProductDetail: d, CPE: inventory.CPE(d.Product), Hosts: d.Assets[from:min(from+hostsPerPage, len(d.Assets))],
-		Pager: newPager(r.URL.Query(), pg, hostsPerPage, len(d.Assets))}
+	d, err := s.inventory.ProductPage(r.Context(), currentUser(r).OrganizationID, id, pg.Page, pg.PerPage)
+	if err != nil {
+		s.uiError(w, r, err)
+		return
+	}
+	v := productView{ProductDetail: d, CPE: inventory.CPE(d.Product), NotTracked: d.Resolution == appliance.ResolutionNotTracked,
+		HostsPager: newNamedPager(r.URL.Query(), "hosts_page", d.AssetsPage)}
 	s.render(w, r, http.StatusOK, "product", view{Title: d.Name + " " + d.Version, Nav: "products", Data: v})
 }
 
@@ -80,6 +81,17 @@ func (s *Server) productIdentitySubmit(w http.ResponseWriter, r *http.Request) {
 		c := r.PostFormValue("cpe")
 		in.CPE = &c
 	}, "Identity saved; the findings below are fresh.")
+}
+
+// productTrackingSubmit marks the product's reported name "not a product we track"
+// (not_tracked=true) or tracks it again (false), for every version.
+func (s *Server) productTrackingSubmit(w http.ResponseWriter, r *http.Request) {
+	ignore := r.PostFormValue("not_tracked") == "true"
+	msg := "Tracked again: every version was resolved afresh."
+	if ignore {
+		msg = "Not tracked: no version of this name is matched or waits for review."
+	}
+	s.updateProductForm(w, r, func(in *inventory.ProductInput) { in.NotTracked = &ignore }, msg)
 }
 
 func (s *Server) productCriticalitySubmit(w http.ResponseWriter, r *http.Request) {
@@ -137,16 +149,19 @@ func (s *Server) reviewPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "review", view{Title: "Review queue", Nav: "review", Data: v})
 }
 
-// confirmIdentity gives the product (and every version reported the same way) cpe.
-func (s *Server) confirmIdentity(r *http.Request, productID, cpe string) (int64, error) {
+// decide applies a review decision (an identity or "not tracked") to the product and every
+// version reported the same way.
+func (s *Server) decide(r *http.Request, productID string, in inventory.ProductInput) (int64, error) {
 	id, err := pathID(productID, "product")
 	if err != nil {
 		return 0, err
 	}
 	u := currentUser(r)
-	_, err = s.inventory.UpdateProduct(r.Context(), u.OrganizationID, u.ID, id, inventory.ProductInput{CPE: &cpe})
+	_, err = s.inventory.UpdateProduct(r.Context(), u.OrganizationID, u.ID, id, in)
 	return id, err
 }
+
+var notTrackedInput = inventory.ProductInput{NotTracked: new(true)}
 
 // reviewConfirmSubmit confirms one name: a candidate in one click or a typed CPE.
 func (s *Server) reviewConfirmSubmit(w http.ResponseWriter, r *http.Request) {
@@ -155,12 +170,19 @@ func (s *Server) reviewConfirmSubmit(w http.ResponseWriter, r *http.Request) {
 		s.done(w, r, "/review", appliance.Invalid("cpe", "required", "type a CPE or pick a candidate"), "")
 		return
 	}
-	id, err := s.confirmIdentity(r, r.PostFormValue("product_id"), cpe)
+	id, err := s.decide(r, r.PostFormValue("product_id"), inventory.ProductInput{CPE: &cpe})
 	s.done(w, r, "/review?confirmed="+strconv.FormatInt(id, 10), err, "Confirmed "+cpe+".")
 }
 
-// reviewBulkSubmit confirms the best candidate of every selected name; each pick is
-// "product id" SPACE "cpe".
+// reviewNotTrackedSubmit marks one name "not a product we track": it leaves the queue.
+func (s *Server) reviewNotTrackedSubmit(w http.ResponseWriter, r *http.Request) {
+	_, err := s.decide(r, r.PostFormValue("product_id"), notTrackedInput)
+	s.done(w, r, "/review", err, "Marked “not a product we track”; it left the queue.")
+}
+
+// reviewBulkSubmit confirms the best candidate of every selected name, or (action
+// not_tracked) marks them all "not a product we track"; each pick is "product id", then
+// SPACE and the best candidate's cpe when there is one. Confirming skips names without one.
 func (s *Server) reviewBulkSubmit(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		s.done(w, r, "/review", appliance.Invalid("pick", "form", "the form could not be read"), "")
@@ -171,15 +193,31 @@ func (s *Server) reviewBulkSubmit(w http.ResponseWriter, r *http.Request) {
 		s.done(w, r, "/review", appliance.Invalid("pick", "count", "select between 1 and %d names", reviewPerPage), "")
 		return
 	}
+	ignore := r.PostForm.Get("action") == "not_tracked"
 	var done []string
 	for _, p := range picks {
 		pid, cpe, _ := strings.Cut(p, " ")
-		id, err := s.confirmIdentity(r, pid, cpe)
+		in := notTrackedInput
+		if !ignore {
+			if cpe == "" {
+				continue
+			}
+			in = inventory.ProductInput{CPE: &cpe}
+		}
+		id, err := s.decide(r, pid, in)
 		if err != nil {
 			s.done(w, r, "/review?confirmed="+strings.Join(done, ","), err, "")
 			return
 		}
 		done = append(done, strconv.FormatInt(id, 10))
+	}
+	if ignore {
+		s.done(w, r, "/review", nil, "Marked "+strconv.Itoa(len(done))+" names “not a product we track”.")
+		return
+	}
+	if len(done) == 0 {
+		s.done(w, r, "/review", appliance.Invalid("pick", "candidate", "none of the selected names has a candidate: type a CPE for it, or mark it not tracked"), "")
+		return
 	}
 	s.done(w, r, "/review?confirmed="+strings.Join(done, ","), nil, "Confirmed "+strconv.Itoa(len(done))+" names.")
 }

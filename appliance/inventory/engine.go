@@ -161,6 +161,9 @@ func (e *Engine) loadMatcher(ctx context.Context) error {
 
 // match returns the findings for a resolved product at its version.
 func (e *Engine) match(p appliance.Product) []appliance.MatchInput {
+	if p.Resolution == appliance.ResolutionNotTracked {
+		return nil // the organization does not track it: no advisory nor CVE applies
+	}
 	if out, ok := e.matchPackage(p); ok {
 		return out
 	}
@@ -198,15 +201,12 @@ type orgOverrides struct {
 	orgID int64
 }
 
-func (o orgOverrides) Override(ctx context.Context, key resolve.Key) (appliance.Identity, bool, error) {
+func (o orgOverrides) Override(ctx context.Context, key resolve.Key) (appliance.Override, bool, error) {
 	ov, err := o.store.OverrideFor(ctx, o.orgID, key.Vendor, key.Product)
-	if err != nil {
-		if errors.Is(err, appliance.ErrNotFound) {
-			return appliance.Identity{}, false, nil
-		}
-		return appliance.Identity{}, false, err
+	if errors.Is(err, appliance.ErrNotFound) {
+		return appliance.Override{}, false, nil
 	}
-	return appliance.Identity{Vendor: ov.Identity.Vendor, Product: ov.Identity.Product}, true, nil
+	return ov, err == nil, err
 }
 
 // resolution is what a product records of how its identity was found.
@@ -216,22 +216,20 @@ type resolution struct {
 	confidence float64
 }
 
-// overrideMap answers resolution's first question from overrides read in advance.
-type overrideMap map[[2]string]appliance.Identity
+// notTracked is the resolution of a name the organization does not track.
+var notTracked = resolution{method: appliance.ResolutionNotTracked, confidence: 1}
 
-func (m overrideMap) Override(_ context.Context, key resolve.Key) (appliance.Identity, bool, error) {
-	id, ok := m[[2]string{key.Vendor, key.Product}]
-	return appliance.Identity{Vendor: id.Vendor, Product: id.Product}, ok, nil
-}
+// overrideMap holds the overrides of an inventory's pairs, read in advance.
+type overrideMap map[[2]string]appliance.Override
 
 // lookup finds the override of a reported pair.
-func (m overrideMap) lookup(vendor, name string) (appliance.Identity, bool) {
+func (m overrideMap) lookup(vendor, name string) (appliance.Override, bool) {
 	if len(m) == 0 {
-		return appliance.Identity{}, false
+		return appliance.Override{}, false
 	}
 	k := resolve.Normalize(vendor, name)
-	id, ok := m[[2]string{k.Vendor, k.Product}]
-	return id, ok
+	ov, ok := m[[2]string{k.Vendor, k.Product}]
+	return ov, ok
 }
 
 // sharedCache keeps the organization-independent resolution of raw reported pairs, so an
@@ -277,6 +275,9 @@ func (e *Engine) resolveWith(ctx context.Context, org resolve.OverrideSource, ve
 	res, err := e.resolver.Resolve(ctx, org, vendor, name)
 	if err != nil {
 		return resolution{}, err
+	}
+	if res.Method == appliance.ResolutionNotTracked {
+		return notTracked, nil
 	}
 	if res.Method == appliance.ResolutionUnresolved || res.Vendor == "" {
 		return resolution{method: appliance.ResolutionUnresolved, confidence: res.Confidence}, nil

@@ -31,10 +31,12 @@ const (
 	MaxProductAssetsPerPage = 500
 )
 
-// ProductInput is a create or a partial update; nil fields are left alone.
+// ProductInput is a create or a partial update; nil fields are left alone. NotTracked
+// (updates only) says whether the organization tracks the product's reported name at all.
 type ProductInput struct {
 	Name, Version, Vendor, CPE *string
 	Criticality                *int
+	NotTracked                 *bool
 }
 
 var productSorts = map[string]bool{"name": true, "vendor": true, "created_at": true, "criticality": true, "updated_at": true,
@@ -49,10 +51,11 @@ func ValidateFilter(f appliance.ProductFilter) error {
 		return appliance.Invalid("criticality", "range", "criticality must be between 1 and 5")
 	}
 	switch f.Resolution {
-	case "", appliance.ResolutionOverride, appliance.ResolutionKB, appliance.ResolutionExact, appliance.ResolutionFuzzy, appliance.ResolutionUnresolved, appliance.ResolutionPackage:
+	case "", appliance.ResolutionOverride, appliance.ResolutionKB, appliance.ResolutionExact, appliance.ResolutionFuzzy, appliance.ResolutionUnresolved,
+		appliance.ResolutionPackage, appliance.ResolutionNotTracked:
 		return nil
 	}
-	return appliance.Invalid("resolution", "enum", "resolution must be one of override, kb, exact, fuzzy, package, unresolved")
+	return appliance.Invalid("resolution", "enum", "resolution must be one of override, kb, exact, fuzzy, package, unresolved, not_tracked")
 }
 
 // Products lists one organization's products.
@@ -160,6 +163,12 @@ func validateInput(in ProductInput, create bool) error {
 	if in.Criticality != nil && (*in.Criticality < 1 || *in.Criticality > 5) {
 		return appliance.Invalid("criticality", "range", "criticality must be between 1 and 5")
 	}
+	if in.NotTracked != nil && create {
+		return appliance.Invalid("not_tracked", "unsupported", "not_tracked applies to a reported product; create it with a cpe or none")
+	}
+	if in.NotTracked != nil && in.CPE != nil {
+		return appliance.Invalid("not_tracked", "exclusive", "send either cpe or not_tracked, not both")
+	}
 	return nil
 }
 
@@ -232,10 +241,12 @@ type productUpdate struct {
 	in           ProductInput
 	vendor, name string // reported pair the plan was made for
 	confirm      bool
+	ignore       bool // the organization stops tracking the reported name
 	identity     appliance.Identity
 	update       string
 	reresolve    bool
 	resolved     resolution
+	track        map[int64]resolution // tracked again: fresh resolutions of the pair's not-tracked products
 	userID       int64
 	at           time.Time
 }
@@ -284,6 +295,14 @@ func (s *Service) planUpdate(ctx context.Context, before appliance.Product, in P
 	after := before
 	renamed := applyInput(&after, in)
 	switch {
+	case in.NotTracked != nil && *in.NotTracked:
+		plan.confirm, plan.ignore = true, true
+	case tracksAgain(before, in):
+		track, err := s.planTrack(ctx, before)
+		if err != nil {
+			return plan, err
+		}
+		plan.track = track
 	case in.CPE != nil && strings.TrimSpace(*in.CPE) != "":
 		identity, update, err := parseIdentity(*in.CPE)
 		if err != nil {
@@ -297,6 +316,13 @@ func (s *Service) planUpdate(ctx context.Context, before appliance.Product, in P
 		}
 		plan.reresolve, plan.resolved = true, res
 	}
+	if plan.track != nil && renamed { // the product itself is resolved under its new name
+		res, err := s.engine.resolve(ctx, s.store, after.OrganizationID, after.Vendor, after.Name)
+		if err != nil {
+			return plan, err
+		}
+		plan.track[before.ID] = res
+	}
 	return plan, nil
 }
 
@@ -306,6 +332,9 @@ func (s *Service) applyUpdate(ctx context.Context, tx appliance.Tx, p *appliance
 	p.UpdatedAt = plan.at
 	if plan.confirm {
 		return s.confirm(ctx, tx, *p, plan)
+	}
+	if plan.track != nil {
+		return s.trackAgain(ctx, tx, *p, plan)
 	}
 	if plan.reresolve {
 		res := plan.resolved
@@ -337,25 +366,30 @@ func applyInput(p *appliance.Product, in ProductInput) (renamed bool) {
 	return renamed
 }
 
-// confirm stores a person's identity for p's reported vendor/name as an override and applies
-// it, with fresh matches, to every product of the organization reported that way, within tx.
+// confirm stores a person's decision for p's reported vendor/name as an override (an
+// identity, or "not tracked") and applies it, with fresh matches, to every product of the
+// organization reported that way, within tx.
 func (s *Service) confirm(ctx context.Context, tx appliance.Tx, p appliance.Product, plan productUpdate) error {
 	key := resolve.Normalize(p.Vendor, p.Name)
 	if err := tx.UpdateProduct(ctx, p); err != nil { // name, version and criticality of this one
 		return err
 	}
 	ov := appliance.Override{OrganizationID: p.OrganizationID, VendorKey: key.Vendor, ProductKey: key.Product,
-		ReportedVendor: p.Vendor, ReportedName: p.Name, Identity: plan.identity, CreatedBy: plan.userID, CreatedAt: plan.at}
+		ReportedVendor: p.Vendor, ReportedName: p.Name, Identity: plan.identity, NotTracked: plan.ignore, CreatedBy: plan.userID, CreatedAt: plan.at}
 	if err := tx.SaveOverride(ctx, ov); err != nil {
 		return err
 	}
-	same, err := tx.ProductsWithReported(ctx, p.OrganizationID, p.Vendor, p.Name)
+	res := resolution{identity: plan.identity, method: appliance.ResolutionOverride, confidence: 1}
+	if plan.ignore {
+		res = notTracked
+	}
+	same, err := decided(ctx, tx, p, key, plan.ignore)
 	if err != nil {
 		return err
 	}
 	for _, q := range same {
-		q.Identity, q.Resolution, q.ResolutionConfidence, q.UpdatedAt = plan.identity, appliance.ResolutionOverride, 1, plan.at
-		if q.ID == p.ID {
+		q.Identity, q.Resolution, q.ResolutionConfidence, q.UpdatedAt = res.identity, res.method, res.confidence, plan.at
+		if q.ID == p.ID || plan.ignore {
 			q.Update = plan.update
 		}
 		if err := tx.UpdateProduct(ctx, q); err != nil {

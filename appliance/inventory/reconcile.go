@@ -204,32 +204,36 @@ func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (
 		if _, ok := out[k]; ok {
 			continue
 		}
-		if r, ok, err := s.engine.resolvePackage(ctx, it); ok || err != nil {
-			out[k] = r
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if id, ok := overrides.lookup(it.Vendor, it.Product); ok {
-			out[k] = resolution{identity: id, method: appliance.ResolutionOverride, confidence: 1}
-			continue
-		}
-		if id, ok := osIdentity(it); ok {
-			out[k] = resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}
-			continue
-		}
-		if id, ok := reviewedIdentity(it); ok {
-			out[k] = resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}
-			continue
-		}
-		r, err := s.engine.resolveShared(ctx, it.Vendor, it.Product)
+		r, err := s.resolveItem(ctx, overrides, it)
 		if err != nil {
 			return nil, err
 		}
 		out[k] = r
 	}
 	return out, nil
+}
+
+// resolveItem resolves one reported item: a name the organization does not track first,
+// then a distribution or language package, the organization's confirmed identity, and the
+// shared steps.
+func (s *Service) resolveItem(ctx context.Context, overrides overrideMap, it Item) (resolution, error) {
+	ov, overridden := overrides.lookup(it.Vendor, it.Product)
+	if overridden && ov.NotTracked {
+		return notTracked, nil
+	}
+	if r, ok, err := s.engine.resolvePackage(ctx, it); ok || err != nil {
+		return r, err
+	}
+	if overridden {
+		return resolution{identity: ov.Identity, method: appliance.ResolutionOverride, confidence: 1}, nil
+	}
+	if id, ok := osIdentity(it); ok {
+		return resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}, nil
+	}
+	if id, ok := reviewedIdentity(it); ok {
+		return resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}, nil
+	}
+	return s.engine.resolveShared(ctx, it.Vendor, it.Product)
 }
 
 // overridesFor reads the organization's overrides for all reported pairs in one query (none
@@ -351,10 +355,12 @@ func (sub *submission) upsertProduct(ctx context.Context, tx appliance.Tx, it It
 		_, err = s.rematch(ctx, tx, p)
 		return p, err
 	}
-	changed := !p.DeletedAt.IsZero() || ((res.identity != p.Identity || res.method != p.Resolution) && p.Resolution != appliance.ResolutionOverride)
+	// A person's identity stays, unless the organization stopped tracking the name since.
+	keep := p.Resolution == appliance.ResolutionOverride && res.method != appliance.ResolutionNotTracked
+	changed := !p.DeletedAt.IsZero() || ((res.identity != p.Identity || res.method != p.Resolution) && !keep)
 	if changed {
 		p.DeletedAt = timeZero
-		if p.Resolution != appliance.ResolutionOverride {
+		if !keep {
 			p.Identity, p.Resolution, p.ResolutionConfidence = res.identity, res.method, res.confidence
 		}
 	}

@@ -32,9 +32,10 @@ type Mapping struct {
 	Curated    bool
 }
 
-// OverrideSource returns the identity a person of the organization confirmed for key.
+// OverrideSource returns the decision a person of the organization made for key: an
+// identity, or that the organization does not track the name.
 type OverrideSource interface {
-	Override(ctx context.Context, key Key) (appliance.Identity, bool, error)
+	Override(ctx context.Context, key Key) (appliance.Override, bool, error)
 }
 
 // KBSource returns the published KB mappings for key, in any order.
@@ -123,12 +124,15 @@ func (r *Resolver) resetLocked() {
 func (r *Resolver) Resolve(ctx context.Context, org OverrideSource, vendor, product string) (Result, error) {
 	key := Normalize(vendor, product)
 	if org != nil {
-		vp, ok, err := org.Override(ctx, key)
+		ov, ok, err := org.Override(ctx, key)
 		if err != nil {
 			return Result{}, fmt.Errorf("resolve %q/%q: override: %w", vendor, product, err)
 		}
+		if ok && ov.NotTracked {
+			return Result{Method: appliance.ResolutionNotTracked, Confidence: 1}, nil
+		}
 		if ok {
-			return r.identified(vp, appliance.ResolutionOverride, 1), nil
+			return r.identified(ov.Identity.Pair(), appliance.ResolutionOverride, 1), nil
 		}
 	}
 	ck := cacheKey{Key: key, fullVendor: fullVendor(vendor)}

@@ -38,16 +38,16 @@ type fakeKB []Mapping
 
 func (f fakeKB) Mappings(context.Context, Key) ([]Mapping, error) { return f, nil }
 
-type fakeOverride appliance.Identity
+type fakeOverride appliance.Override
 
-func (f fakeOverride) Override(context.Context, Key) (appliance.Identity, bool, error) {
-	return appliance.Identity(f), true, nil
+func (f fakeOverride) Override(context.Context, Key) (appliance.Override, bool, error) {
+	return appliance.Override(f), true, nil
 }
 
 type failingOverride struct{}
 
-func (failingOverride) Override(context.Context, Key) (appliance.Identity, bool, error) {
-	return appliance.Identity{}, false, errors.New("store down")
+func (failingOverride) Override(context.Context, Key) (appliance.Override, bool, error) {
+	return appliance.Override{}, false, errors.New("store down")
 }
 
 func TestResolvePolicy(t *testing.T) {
@@ -61,8 +61,10 @@ func TestResolvePolicy(t *testing.T) {
 		vendor, product string
 		want            Result
 	}{
-		{name: "override wins", org: fakeOverride{Vendor: "mozilla", Product: "firefox_esr"}, vendor: "Mozilla", product: "Firefox",
+		{name: "override wins", org: fakeOverride{Identity: appliance.Identity{Vendor: "mozilla", Product: "firefox_esr"}}, vendor: "Mozilla", product: "Firefox",
 			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox_esr", Method: appliance.ResolutionOverride, Confidence: 1}},
+		{name: "not tracked wins over an exact identity", org: fakeOverride{NotTracked: true}, vendor: "Mozilla", product: "Firefox",
+			want: Result{Method: appliance.ResolutionNotTracked, Confidence: 1}},
 		{name: "curated KB before community", kb: fakeKB{{appliance.Identity{Vendor: "x", Product: "community"}, 0.9, false},
 			{appliance.Identity{Vendor: "mozilla", Product: "firefox"}, 0.8, true}}, vendor: "Zorblax Labs", product: "Quuxview Browser",
 			want: Result{Part: "a", Vendor: "mozilla", Product: "firefox", Method: appliance.ResolutionKB, Confidence: 0.8}},
