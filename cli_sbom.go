@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/accounts"
 	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
 	"github.com/vulnkeeper/vulnkeeper/appliance/sbom"
@@ -15,19 +16,20 @@ import (
 
 func (c *cli) sbomCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "sbom", Short: "Software bills of materials as inventories"}
-	var host, org string
+	var host, org, kind string
 	imp := &cobra.Command{
 		Use:   "import FILE",
 		Short: "Take a CycloneDX (JSON/XML), SPDX 2.x (JSON/tag-value) or Syft JSON document as the full inventory of an asset; safe while serving",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withStore(cmd, func(cfg Config, st *sqlitestore.Store) error {
-				return c.importSBOM(cmd, cfg, st, args[0], host, org)
+				return c.importSBOM(cmd, cfg, st, args[0], host, org, appliance.AssetKind(kind))
 			})
 		},
 	}
 	imp.Flags().StringVar(&host, "host", "", "the asset the document is the inventory of (default: the application it describes, name@version)")
 	imp.Flags().StringVar(&org, "org", "", "organization (required)")
+	imp.Flags().StringVar(&kind, "kind", "application", "the asset is an application or a host")
 	_ = imp.MarkFlagRequired("org")
 	cmd.AddCommand(imp)
 	return cmd
@@ -35,7 +37,7 @@ func (c *cli) sbomCommand() *cobra.Command {
 
 // importSBOM reconciles the document as the asset's inventory with the same service the
 // agent API uses; the running server, if any, sees the change as it sees imports.
-func (c *cli) importSBOM(cmd *cobra.Command, cfg Config, st *sqlitestore.Store, file, host, orgName string) error {
+func (c *cli) importSBOM(cmd *cobra.Command, cfg Config, st *sqlitestore.Store, file, host, orgName string, kind appliance.AssetKind) error {
 	ctx := cmd.Context()
 	o, err := accounts.NewAccounts(st, cfg.Auth).Organization(ctx, orgName)
 	if err != nil {
@@ -51,7 +53,7 @@ func (c *cli) importSBOM(cmd *cobra.Command, cfg Config, st *sqlitestore.Store, 
 			host += "@" + doc.Version
 		}
 	}
-	rep, err := doc.Report(host)
+	rep, err := doc.Report(host, kind)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}

@@ -18,8 +18,9 @@ type FindingCounts struct {
 // AssetFilter selects and orders one organization's hosts.
 type AssetFilter struct {
 	OrganizationID     int64
-	Search             string // part of the hostname, FQDN or IP address
-	OS                 string // part of the operating system's name
+	Search             string    // part of the hostname, FQDN or IP address
+	OS                 string    // part of the operating system's name
+	Kind               AssetKind // "" for every kind
 	HasVulnerabilities *bool
 	Sort               string // hostname, last_seen, findings, risk
 	Desc               bool

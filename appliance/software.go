@@ -38,6 +38,7 @@ type Asset struct {
 	ID              int64
 	OrganizationID  int64
 	Hostname        string
+	Kind            AssetKind // host, or an application an SBOM describes
 	FQDN            string
 	IPAddress       string
 	OSName          string
@@ -53,6 +54,23 @@ type Asset struct {
 	InventoryHash string
 	ProductCount  int           // live installations (lists and detail)
 	Findings      FindingCounts // findings of those installations (lists and detail)
+}
+
+// AssetKind tells a host (an agent's or a script's inventory) from an application (an SBOM's).
+type AssetKind string
+
+// Asset kinds.
+const (
+	AssetHost        AssetKind = "host"
+	AssetApplication AssetKind = "application"
+)
+
+// Or is the kind, a host when unset.
+func (k AssetKind) Or() AssetKind {
+	if k == "" {
+		return AssetHost
+	}
+	return k
 }
 
 // AssetRef names a host in a product's detail.

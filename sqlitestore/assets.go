@@ -12,7 +12,7 @@ import (
 
 const assetColumns = `id, organization_id, hostname, fqdn, ip_address, os_name, os_version, os_kernel,
 	agent_id, agent_version, created_at, last_seen_at, last_inventory_at, inventory_hash,
-	os_id, os_version_id, os_codename, os_build, os_arch, os_inferred`
+	os_id, os_version_id, os_codename, os_build, os_arch, os_inferred, kind`
 
 func (q *queries) AssetByHostname(ctx context.Context, hostname string) (appliance.Asset, error) {
 	var a appliance.Asset
@@ -21,7 +21,7 @@ func (q *queries) AssetByHostname(ctx context.Context, hostname string) (applian
 	err := q.queryRow(ctx, `SELECT `+assetColumns+` FROM assets WHERE hostname = ?`, hostname).Scan(
 		&a.ID, &a.OrganizationID, &a.Hostname, &a.FQDN, &a.IPAddress, &a.OSName, &a.OSVersion, &a.OSKernel,
 		&a.AgentID, &a.AgentVersion, &created, &seen, &inv, &a.InventoryHash,
-		&a.OS.ID, &a.OS.VersionID, &a.OS.Codename, &a.OS.Build, &a.OS.Arch, &a.OS.Inferred)
+		&a.OS.ID, &a.OS.VersionID, &a.OS.Codename, &a.OS.Build, &a.OS.Arch, &a.OS.Inferred, &a.Kind)
 	if err != nil {
 		return appliance.Asset{}, translate(err)
 	}
@@ -32,20 +32,20 @@ func (q *queries) AssetByHostname(ctx context.Context, hostname string) (applian
 func (q *queries) CreateAsset(ctx context.Context, a appliance.Asset) (int64, error) {
 	return q.insert(ctx, `INSERT INTO assets (organization_id, hostname, fqdn, ip_address, os_name, os_version, os_kernel,
 		agent_id, agent_version, created_at, last_seen_at, last_inventory_at, inventory_hash,
-		os_id, os_version_id, os_codename, os_build, os_arch, os_inferred) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		os_id, os_version_id, os_codename, os_build, os_arch, os_inferred, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.OrganizationID, a.Hostname, a.FQDN, a.IPAddress, a.OSName, a.OSVersion, a.OSKernel, a.AgentID, a.AgentVersion,
 		fmtTime(a.CreatedAt), fmtTime(a.LastSeenAt), timeOrNull(a.LastInventoryAt), a.InventoryHash,
-		a.OS.ID, a.OS.VersionID, a.OS.Codename, a.OS.Build, a.OS.Arch, a.OS.Inferred)
+		a.OS.ID, a.OS.VersionID, a.OS.Codename, a.OS.Build, a.OS.Arch, a.OS.Inferred, a.Kind.Or())
 }
 
 func (q *queries) UpdateAsset(ctx context.Context, a appliance.Asset) error {
 	return q.execOne(ctx, `UPDATE assets SET fqdn = ?, ip_address = ?, os_name = ?, os_version = ?, os_kernel = ?,
 		agent_id = ?, agent_version = ?, last_seen_at = ?, last_inventory_at = ?, inventory_hash = ?,
-		os_id = ?, os_version_id = ?, os_codename = ?, os_build = ?, os_arch = ?, os_inferred = ?
+		os_id = ?, os_version_id = ?, os_codename = ?, os_build = ?, os_arch = ?, os_inferred = ?, kind = ?
 		WHERE id = ? AND organization_id = ?`,
 		a.FQDN, a.IPAddress, a.OSName, a.OSVersion, a.OSKernel, a.AgentID, a.AgentVersion, fmtTime(a.LastSeenAt),
 		timeOrNull(a.LastInventoryAt), a.InventoryHash, a.OS.ID, a.OS.VersionID, a.OS.Codename, a.OS.Build, a.OS.Arch,
-		a.OS.Inferred, a.ID, a.OrganizationID)
+		a.OS.Inferred, a.Kind.Or(), a.ID, a.OrganizationID)
 }
 
 func (q *queries) LiveInstallations(ctx context.Context, assetID int64) ([]appliance.Installation, error) {

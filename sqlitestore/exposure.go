@@ -14,7 +14,7 @@ import (
 
 const exposureAssetColumns = `a.id, a.organization_id, a.hostname, a.fqdn, a.ip_address, a.os_name, a.os_version, a.os_kernel,
 	a.agent_id, a.agent_version, a.created_at, a.last_seen_at, a.last_inventory_at,
-	a.os_id, a.os_version_id, a.os_codename, a.os_build, a.os_arch, a.os_inferred,
+	a.os_id, a.os_version_id, a.os_codename, a.os_build, a.os_arch, a.os_inferred, a.kind,
 	a.product_count, a.finding_count, a.finding_critical, a.finding_high, a.finding_medium, a.finding_low, a.finding_kev`
 
 func scanExposureAsset(s scanner) (appliance.Asset, error) {
@@ -24,7 +24,7 @@ func scanExposureAsset(s scanner) (appliance.Asset, error) {
 	c := &a.Findings
 	err := s.Scan(&a.ID, &a.OrganizationID, &a.Hostname, &a.FQDN, &a.IPAddress, &a.OSName, &a.OSVersion, &a.OSKernel,
 		&a.AgentID, &a.AgentVersion, &created, &seen, &inv,
-		&a.OS.ID, &a.OS.VersionID, &a.OS.Codename, &a.OS.Build, &a.OS.Arch, &a.OS.Inferred,
+		&a.OS.ID, &a.OS.VersionID, &a.OS.Codename, &a.OS.Build, &a.OS.Arch, &a.OS.Inferred, &a.Kind,
 		&a.ProductCount, &c.Total, &c.Critical, &c.High, &c.Medium, &c.Low, &c.KEV)
 	a.CreatedAt, a.LastSeenAt, a.LastInventoryAt = parseTime(created), parseTime(seen), nullTime(inv)
 	rank := 0
@@ -65,6 +65,10 @@ func (q *queries) ListAssets(ctx context.Context, f appliance.AssetFilter) ([]ap
 	if f.OS != "" {
 		where = append(where, `(a.os_name LIKE ? ESCAPE '\' OR a.os_id = ? COLLATE NOCASE)`)
 		args = append(args, "%"+likeEscape(f.OS)+"%", f.OS)
+	}
+	if f.Kind != "" {
+		where = append(where, "a.kind = ?")
+		args = append(args, f.Kind)
 	}
 	if f.HasVulnerabilities != nil {
 		if *f.HasVulnerabilities {

@@ -60,6 +60,7 @@ type assetJSON struct {
 	ID              int64             `json:"id"`
 	OrganizationID  int64             `json:"organization_id"`
 	Hostname        string            `json:"hostname"`
+	Kind            string            `json:"kind"`
 	FQDN            string            `json:"fqdn"`
 	IPAddress       string            `json:"ip_address"`
 	OS              hostOSJSON        `json:"os"`
@@ -72,7 +73,7 @@ type assetJSON struct {
 }
 
 func toAssetJSON(a appliance.Asset) assetJSON {
-	j := assetJSON{ID: a.ID, OrganizationID: a.OrganizationID, Hostname: a.Hostname, FQDN: a.FQDN, IPAddress: a.IPAddress,
+	j := assetJSON{ID: a.ID, OrganizationID: a.OrganizationID, Hostname: a.Hostname, Kind: string(a.Kind.Or()), FQDN: a.FQDN, IPAddress: a.IPAddress,
 		OS: hostOSJSON{Name: a.OSName, Version: a.OSVersion, Kernel: a.OSKernel, ID: a.OS.ID, VersionID: a.OS.VersionID,
 			Codename: a.OS.Codename, Build: a.OS.Build, Arch: a.OS.Arch, Inferred: a.OS.Inferred},
 		Agent:     agentFactsJSON{ID: a.AgentID, Version: a.AgentVersion},
@@ -135,12 +136,13 @@ func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) {
 
 // assetFilter reads the host list's query.
 func assetFilter(r *http.Request, orgID int64) (appliance.AssetFilter, error) {
-	pg, err := listQuery(r, "search", "os", "has_vulnerabilities", "sort", "order")
+	pg, err := listQuery(r, "search", "os", "kind", "has_vulnerabilities", "sort", "order")
 	if err != nil {
 		return appliance.AssetFilter{}, err
 	}
 	q := r.URL.Query()
 	f := appliance.AssetFilter{OrganizationID: orgID, Search: q.Get("search"), OS: q.Get("os"), Sort: q.Get("sort"),
+		Kind: appliance.AssetKind(q.Get("kind")),
 		Page: pg.Page, PerPage: pg.PerPage}
 	if f.HasVulnerabilities, err = queryBool(r, "has_vulnerabilities"); err != nil {
 		return f, err

@@ -58,6 +58,22 @@ func TestSBOMsAreInventories(t *testing.T) {
 		}
 	}
 
+	// Each SBOM is an application, apart from the hosts.
+	apps := decodeBody[listResponse[assetJSON]](t, w.alice.do(t, "GET", "/api/assets?kind=application", nil))
+	if apps.Total != len(sbomCases) {
+		t.Errorf("applications: %d, want one per SBOM", apps.Total)
+	}
+	for _, a := range apps.Items {
+		if a.Kind != "application" {
+			t.Errorf("%s: kind %q", a.Hostname, a.Kind)
+		}
+	}
+	if hosts := decodeBody[listResponse[assetJSON]](t, w.alice.do(t, "GET", "/api/assets?kind=host", nil)); hosts.Total != 0 {
+		t.Errorf("hosts: %d, want none (only SBOMs were posted)", hosts.Total)
+	}
+	if res := w.alice.do(t, "GET", "/api/assets?kind=vm", nil); res.Status != 400 {
+		t.Errorf("kind=vm: %d, want 400", res.Status)
+	}
 	// A re-upload replaces: the Laravel SBOM without guzzlehttp/psr7 removes it.
 	body, _ := os.ReadFile(invData + "/" + sbomCases[0].file)
 	var doc map[string]any
@@ -124,7 +140,17 @@ func TestSPDXAndSyftDocumentsAreInventories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := postSBOM(t, w, "alpine-image", syft)
+	res := w.acme.do(t, "POST", "/api/agent/sbom?kind=host&hostname=alpine-image", syft)
+	if res.Status != 200 {
+		t.Fatalf("syft as a host: %d %s", res.Status, res.Body)
+	}
+	got := decodeBody[sbomResponse](t, res)
+	if a := decodeBody[listResponse[assetJSON]](t, w.alice.do(t, "GET", "/api/assets?kind=host", nil)); a.Total != 1 || a.Items[0].Hostname != "alpine-image" {
+		t.Errorf("the Syft upload as a host: %+v", a.Items)
+	}
+	if res := w.acme.do(t, "POST", "/api/agent/sbom?kind=vm&hostname=x", syft); res.Status != 400 {
+		t.Errorf("kind=vm: %d, want 400", res.Status)
+	}
 	if got.Format != "syft-json" || got.Components != 14 {
 		t.Errorf("syft: %+v", got)
 	}

@@ -16,7 +16,7 @@ const maxSBOMBody = maxInventoryBody
 // submitSBOM takes a CycloneDX, SPDX or Syft document as the full inventory of the asset
 // named by ?hostname= (else the application the document describes).
 func (s *Server) submitSBOM(w http.ResponseWriter, r *http.Request) {
-	if err := allowQuery(r, "hostname"); err != nil {
+	if err := allowQuery(r, "hostname", "kind"); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -37,7 +37,7 @@ func (s *Server) submitSBOM(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	rep, err := doc.Report(sbomHostname(r.URL.Query().Get("hostname"), doc))
+	rep, err := doc.Report(sbomHostname(r.URL.Query().Get("hostname"), doc), appliance.AssetKind(r.URL.Query().Get("kind")))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

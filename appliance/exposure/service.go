@@ -79,6 +79,9 @@ func (s *Service) Assets(ctx context.Context, f appliance.AssetFilter) ([]applia
 	if f.Sort != "" && !assetSorts[f.Sort] {
 		return nil, 0, appliance.Invalid("sort", "enum", "sort must be one of hostname, last_seen, findings, risk")
 	}
+	if f.Kind != "" && f.Kind != appliance.AssetHost && f.Kind != appliance.AssetApplication {
+		return nil, 0, appliance.Invalid("kind", "enum", "kind must be host or application")
+	}
 	if err := checkSearch("search", f.Search); err != nil {
 		return nil, 0, err
 	}

@@ -18,6 +18,7 @@ import (
 // Report is one agent submission: the full current inventory of a host.
 type Report struct {
 	Hostname     string
+	Kind         appliance.AssetKind // "" is a host
 	FQDN         string
 	IPAddress    string
 	OSName       string
@@ -328,7 +329,7 @@ func (sub *submission) upsertAsset(ctx context.Context, tx appliance.Tx) (applia
 	}
 	a.FQDN, a.IPAddress = rep.FQDN, rep.IPAddress
 	a.OSName, a.OSVersion, a.OSKernel, a.OS = rep.OSName, rep.OSVersion, rep.OSKernel, rep.OS
-	a.AgentID, a.AgentVersion = rep.AgentID, rep.AgentVersion
+	a.AgentID, a.AgentVersion, a.Kind = rep.AgentID, rep.AgentVersion, rep.Kind.Or()
 	a.LastSeenAt, a.LastInventoryAt, a.InventoryHash = sub.at, sub.at, sub.fp
 	if fresh {
 		id, err := tx.CreateAsset(ctx, a)

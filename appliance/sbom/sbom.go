@@ -221,12 +221,20 @@ func clip(s string) string {
 	return s
 }
 
-// Report is the full-state inventory of the asset the document describes.
-func (d Document) Report(hostname string) (inventory.Report, error) {
+// Report is the full-state inventory of the asset the document describes: an application
+// unless kind says it is a host.
+func (d Document) Report(hostname string, kind appliance.AssetKind) (inventory.Report, error) {
+	kind = appliance.AssetKind(strings.TrimSpace(string(kind)))
+	if kind == "" {
+		kind = appliance.AssetApplication
+	}
+	if kind != appliance.AssetApplication && kind != appliance.AssetHost {
+		return inventory.Report{}, appliance.Invalid("kind", "enum", "kind must be application or host")
+	}
 	if len(d.Items) == 0 {
 		return inventory.Report{}, appliance.Invalid("sbom", "empty", "the document lists no component with a name")
 	}
-	rep := inventory.Report{Hostname: hostname, OSName: fmt.Sprintf("SBOM (%s)", d.Format), OS: d.OS, Items: d.Items, HasProducts: true}
+	rep := inventory.Report{Hostname: hostname, Kind: kind, OSName: fmt.Sprintf("SBOM (%s)", d.Format), OS: d.OS, Items: d.Items, HasProducts: true}
 	if d.OS.ID != "" {
 		rep.OSName, rep.OSVersion = d.OSName, d.OS.VersionID
 	}
