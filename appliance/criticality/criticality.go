@@ -5,7 +5,6 @@ package criticality
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -49,7 +48,7 @@ var Defaults = []appliance.CriticalityRule{
 // Rules is a compiled rule set.
 type Rules struct {
 	rules    []appliance.CriticalityRule
-	patterns []*regexp.Regexp
+	patterns [][]rune // lowercased
 }
 
 // Compile checks rules — a pattern of 1–100 characters, a criticality 1–5, at most 200 —
@@ -58,7 +57,7 @@ func Compile(rules []appliance.CriticalityRule) (*Rules, error) {
 	if len(rules) > MaxRules {
 		return nil, appliance.Invalid("rules", "max", "at most %d rules", MaxRules)
 	}
-	out := &Rules{rules: rules, patterns: make([]*regexp.Regexp, len(rules))}
+	out := &Rules{rules: rules, patterns: make([][]rune, len(rules))}
 	for i, r := range rules {
 		p := strings.TrimSpace(r.Pattern)
 		if p == "" || len(p) > MaxPattern {
@@ -69,7 +68,7 @@ func Compile(rules []appliance.CriticalityRule) (*Rules, error) {
 			return nil, appliance.Invalid(fmt.Sprintf("rules[%d].criticality", i), "range", "criticality must be between 1 and 5")
 		}
 		out.rules[i].Pattern = p
-		out.patterns[i] = glob(p)
+		out.patterns[i] = []rune(strings.ToLower(p))
 	}
 	return out, nil
 }
@@ -83,23 +82,30 @@ func MustCompile(rules []appliance.CriticalityRule) *Rules {
 	return r
 }
 
-// glob turns a pattern into a case-insensitive, anchored regular expression: * is any run of
-// characters, ? one character, everything else itself.
-func glob(p string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("(?is)^")
-	for _, r := range p {
-		switch r {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
+// match reports whether name (lowercased runes) fits pattern: * is any run of characters,
+// ? one character, everything else itself. A mismatch after a * retries one character
+// further, so matching is linear in practice and never backtracks without bound.
+func match(pattern, name []rune) bool {
+	pi, ni, star, mark := 0, 0, -1, 0
+	for ni < len(name) {
+		switch {
+		case pi < len(pattern) && pattern[pi] == '*':
+			star, mark = pi, ni
+			pi++
+		case pi < len(pattern) && (pattern[pi] == '?' || pattern[pi] == name[ni]):
+			pi++
+			ni++
+		case star >= 0:
+			pi, mark = star+1, mark+1
+			ni = mark
 		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
+			return false
 		}
 	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
+	for pi < len(pattern) && pattern[pi] == '*' {
+		pi++
+	}
+	return pi == len(pattern)
 }
 
 // List returns the rules as compiled (patterns trimmed).
@@ -108,10 +114,15 @@ func (rs *Rules) List() []appliance.CriticalityRule { return rs.rules }
 // For returns the criticality of the first rule matching the product's reported name, its CPE
 // product or its source package; Default when none does.
 func (rs *Rules) For(p appliance.Product) int {
-	names := []string{p.Name, p.Identity.Product, p.Package.SourcePackage}
-	for i, re := range rs.patterns {
+	var names [][]rune
+	for _, n := range []string{p.Name, p.Identity.Product, p.Package.SourcePackage} {
+		if n != "" {
+			names = append(names, []rune(strings.ToLower(n)))
+		}
+	}
+	for i, pattern := range rs.patterns {
 		for _, n := range names {
-			if n != "" && re.MatchString(n) {
+			if match(pattern, n) {
 				return rs.rules[i].Criticality
 			}
 		}

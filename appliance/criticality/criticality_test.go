@@ -37,3 +37,18 @@ func TestDefaultsAndGlobs(t *testing.T) {
 		t.Error("criticality 0 accepted")
 	}
 }
+
+func TestMatch(t *testing.T) {
+	for _, tt := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"*server*", "microsoft sql server 2019", true}, {"*a*b", "aaab", true}, {"a*b*c", "abbbc", true},
+		{"a*b*c", "abbb", false}, {"*", "", true}, {"?", "é", true}, {"??", "é", false}, {"", "", true},
+		{"x", "", false}, {"nginx*", "nginx-core", true}, {"*httpd*", "apache httpd", true}, {"*x", "xxy", false},
+	} {
+		if got := match([]rune(tt.pattern), []rune(tt.name)); got != tt.want {
+			t.Errorf("match(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+		}
+	}
+}
