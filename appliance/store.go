@@ -25,6 +25,7 @@ type Reader interface {
 	VulnerabilityReader
 	AdvisoryReader
 	FeedReader
+	BundleReader
 	ContainerReader
 	RemediationReader
 	LicenseReader
@@ -38,6 +39,7 @@ type Tx interface {
 	VulnerabilityWriter
 	AdvisoryWriter
 	FeedWriter
+	BundleWriter
 	ContainerWriter
 	RemediationWriter
 	LicenseWriter

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
 )
 
 // Sources, in the order a full sync runs them.
@@ -31,6 +33,13 @@ type Options struct {
 	NVDURL    string `mapstructure:"nvd_url"`
 	KEVURL    string `mapstructure:"kev_url"`
 	EPSSURL   string `mapstructure:"epss_url"`
+	// OSVURL is the OSV bucket; each enabled ecosystem's records are {OSVURL}/{ecosystem}/all.zip.
+	OSVURL string `mapstructure:"osv_url"`
+	// OSVEcosystems are the OSV ecosystems a sync fetches (e.g. PyPI, npm, "Ubuntu"); none by default.
+	OSVEcosystems []string `mapstructure:"osv_ecosystems"`
+	// BundlePublicKey is the public key (`vulnkeeper feed bundle-key` on the connected side) that
+	// feed bundles must be signed with to be imported here.
+	BundlePublicKey string `mapstructure:"bundle_public_key"`
 	// AllowHTTP admits http:// URLs (a local mirror); otherwise only https:// is used.
 	AllowHTTP bool `mapstructure:"allow_http"`
 }
@@ -38,11 +47,13 @@ type Options struct {
 // DefaultOptions point at the public services.
 func DefaultOptions() Options {
 	return Options{
-		SyncInterval: 6 * time.Hour,
-		StaleAfter:   72 * time.Hour,
-		NVDURL:       "https://services.nvd.nist.gov/rest/json/cves/2.0",
-		KEVURL:       "https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json",
-		EPSSURL:      "https://epss.empiricalsecurity.com/epss_scores-current.csv.gz",
+		SyncInterval:  6 * time.Hour,
+		StaleAfter:    72 * time.Hour,
+		NVDURL:        "https://services.nvd.nist.gov/rest/json/cves/2.0",
+		KEVURL:        "https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json",
+		EPSSURL:       "https://epss.empiricalsecurity.com/epss_scores-current.csv.gz",
+		OSVURL:        "https://osv-vulnerabilities.storage.googleapis.com",
+		OSVEcosystems: []string{},
 	}
 }
 
@@ -51,9 +62,14 @@ func (o Options) Validate() error {
 	if o.SyncInterval < 0 || o.StaleAfter < 0 {
 		return fmt.Errorf("feeds.sync_interval and feeds.stale_after must not be negative")
 	}
-	for key, raw := range map[string]string{"feeds.nvd_url": o.NVDURL, "feeds.kev_url": o.KEVURL, "feeds.epss_url": o.EPSSURL} {
+	for key, raw := range map[string]string{"feeds.nvd_url": o.NVDURL, "feeds.kev_url": o.KEVURL, "feeds.epss_url": o.EPSSURL, "feeds.osv_url": o.OSVURL} {
 		if err := CheckURL(raw, o.AllowHTTP); err != nil {
 			return fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if o.BundlePublicKey != "" {
+		if _, err := licensing.ParsePublicKey(o.BundlePublicKey); err != nil {
+			return fmt.Errorf("feeds.bundle_public_key: %w", err)
 		}
 	}
 	return nil
