@@ -7,6 +7,7 @@ package feeds
 import (
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/licensing"
@@ -17,10 +18,11 @@ const (
 	SourceNVD  = "nvd"
 	SourceKEV  = "kev"
 	SourceEPSS = "epss"
+	SourceOSV  = "osv"
 )
 
-// Sources lists every source a sync knows.
-var Sources = []string{SourceNVD, SourceKEV, SourceEPSS}
+// Sources lists every source a sync knows; osv takes part only with feeds.osv_ecosystems set.
+var Sources = []string{SourceNVD, SourceKEV, SourceEPSS, SourceOSV}
 
 // Options are the feeds.* settings.
 type Options struct {
@@ -44,6 +46,14 @@ type Options struct {
 	AllowHTTP bool `mapstructure:"allow_http"`
 }
 
+// enabled lists the sources a full sync runs: every source, osv only when ecosystems are set.
+func (o Options) enabled() []string {
+	if len(o.OSVEcosystems) > 0 {
+		return Sources
+	}
+	return Sources[:3]
+}
+
 // DefaultOptions point at the public services.
 func DefaultOptions() Options {
 	return Options{
@@ -65,6 +75,11 @@ func (o Options) Validate() error {
 	for key, raw := range map[string]string{"feeds.nvd_url": o.NVDURL, "feeds.kev_url": o.KEVURL, "feeds.epss_url": o.EPSSURL, "feeds.osv_url": o.OSVURL} {
 		if err := CheckURL(raw, o.AllowHTTP); err != nil {
 			return fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	for _, eco := range o.OSVEcosystems {
+		if strings.TrimSpace(eco) == "" || strings.ContainsAny(eco, "/\\?#") {
+			return fmt.Errorf("feeds.osv_ecosystems: %q is not an OSV ecosystem name", eco)
 		}
 	}
 	if o.BundlePublicKey != "" {
