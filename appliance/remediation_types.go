@@ -80,6 +80,8 @@ type MatchRef struct {
 type RemediationReader interface {
 	AssignmentByID(ctx context.Context, orgID, id int64) (Assignment, error)
 	ListAssignments(ctx context.Context, f AssignmentFilter) ([]Assignment, int, error)
+	// EachAssignment streams every assignment the filter selects (pages ignored), in list order.
+	EachAssignment(ctx context.Context, f AssignmentFilter, fn func(Assignment) error) error
 	AssignmentEvents(ctx context.Context, orgID, id int64) ([]AssignmentEvent, error)
 	// SLAPolicy is ErrNotFound while the organization has not stored one.
 	SLAPolicy(ctx context.Context, orgID int64) (SLAPolicy, error)

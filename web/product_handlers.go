@@ -74,20 +74,24 @@ func toProductDetailJSON(d inventory.ProductDetail) productDetailJSON {
 		out.Assets = append(out.Assets, assetRefJSON{ID: a.ID, Hostname: a.Hostname})
 	}
 	for _, v := range d.Vulnerabilities {
-		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
-			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding)}
-		if v.HasScore {
-			score := v.Score
-			vj.Score = &score
-		}
-		if !v.KEVDue.IsZero() {
-			d := v.KEVDue.Format(time.DateOnly)
-			vj.KEVDueDate = &d
-		}
-		out.Vulnerabilities = append(out.Vulnerabilities, vj)
+		out.Vulnerabilities = append(out.Vulnerabilities, toProductVulnJSON(v))
 	}
 	out.VulnerabilityCount = len(out.Vulnerabilities)
 	return out
+}
+
+func toProductVulnJSON(v appliance.ProductVulnerability) productVulnJSON {
+	vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, KEV: v.KEV, Criteria: v.Criteria,
+		Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding)}
+	if v.HasScore {
+		score := v.Score
+		vj.Score = &score
+	}
+	if !v.KEVDue.IsZero() {
+		d := v.KEVDue.Format(time.DateOnly)
+		vj.KEVDueDate = &d
+	}
+	return vj
 }
 
 type listResponse[T any] struct {
@@ -166,9 +170,18 @@ func (s *Server) getProduct(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	format, err := listFormat(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	d, err := s.inventory.Product(r.Context(), currentUser(r).OrganizationID, id)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if format == "csv" {
+		s.exportProductFindings(w, r, d)
 		return
 	}
 	writeJSON(w, http.StatusOK, toProductDetailJSON(d))
