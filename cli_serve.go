@@ -17,6 +17,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+	"github.com/vulnkeeper/vulnkeeper/appliance/report"
 
 	"github.com/spf13/cobra"
 
@@ -173,6 +174,7 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.index = kbindex.NewLive(filepath.Join(cfg.Storage.DataDir, "kbindex"))
 	a.deps.Inventory = inventory.NewService(st, inventory.NewEngine(st, a.index, log), cfg.Agent, log)
 	a.deps.Containers, a.deps.Remediation = containers.NewContainers(st, log), remediation.NewRemediation(st, log)
+	a.deps.Reports = report.New(st, a.deps.Remediation.Policy)
 	a.deps.KBSync = kb.NewClient(st, web.NewKBClient(), cfg.License, log)
 	a.deps.Feeds = feeds.NewSyncer(st, web.NewFeedClient(web.FeedClientOptions{AllowHTTP: cfg.Feeds.AllowHTTP}), cfg.Feeds, log)
 	a.deps.Inventory.OnFindingsChanged(a.autoResolve)

@@ -28,6 +28,7 @@ type Reader interface {
 	BundleReader
 	ContainerReader
 	RemediationReader
+	ReportReader
 	LicenseReader
 }
 

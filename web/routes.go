@@ -61,6 +61,7 @@ func (s *Server) apiRoutes() []route {
 
 		{"GET", "/api/kb/status", s.person(stageFull, l.global), fn(s.kbStatus)},
 		{"GET", "/api/feeds", s.person(stageFull, l.global), fn(s.listFeeds)},
+		{"GET", "/api/reports/compliance", s.person(stageFull, l.global), fn(s.complianceReport)},
 
 		{"POST", "/api/agent/inventory", s.agent(l.inventory), fn(s.submitInventory)},
 		{"POST", "/api/agent/sbom", s.agent(l.inventory), fn(s.submitSBOM)},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+	"github.com/vulnkeeper/vulnkeeper/appliance/report"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/julienschmidt/httprouter"
@@ -70,6 +71,7 @@ type Deps struct {
 	KBHub         *kb.Hub // the licence server's KB: push, pull, sources
 	KBSync        *kb.Client
 	Feeds         *feeds.Syncer // nil: no sync (licence server, tests without it)
+	Reports       *report.Reports
 	Sessions      scs.Store
 	OpenAPI       []byte // data/openapi.yaml
 	LicenseServer bool
@@ -89,6 +91,7 @@ type Server struct {
 	kbHub       *kb.Hub
 	kbsync      *kb.Client
 	feeds       *feeds.Syncer
+	reports     *report.Reports
 	sessions    *scs.SessionManager
 	log         *slog.Logger
 	openapi     []byte // JSON
@@ -117,7 +120,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, containers: d.Containers, remediation: d.Remediation, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, reports: d.Reports, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	if s.ui, err = loadUIAssets(); err != nil {
