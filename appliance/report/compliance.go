@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 )
 
 // Store is what the reports read.
@@ -141,17 +142,9 @@ func newAggregate(now time.Time, policy appliance.SLAPolicy) *aggregate {
 	return a
 }
 
-// slaDays is the policy's window for a severity; unknown takes the low window.
+// slaDays is the policy's window for a severity (remediation's rule: unknown takes the low window).
 func slaDays(p appliance.SLAPolicy, severity string) int {
-	switch severity {
-	case "critical":
-		return p.Critical
-	case "high":
-		return p.High
-	case "medium":
-		return p.Medium
-	}
-	return p.Low
+	return remediation.Policy{Critical: p.Critical, High: p.High, Medium: p.Medium, Low: p.Low}.Days(severity)
 }
 
 func (a *aggregate) add(f appliance.OpenFinding) error {
