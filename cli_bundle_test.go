@@ -1,7 +1,9 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -120,11 +122,17 @@ func TestFeedBundleAirGap(t *testing.T) {
 		t.Fatalf("air-gapped findings differ:\n got %q\nwant %q", got, want)
 	}
 
-	// A later EPSS file travels in a delta bundle, which alone carries it.
-	mustCLI(t, connected, "feed", "import", "../shared/data/epss/epss_scores-2026-10-07.excerpt-head.csv")
+	// A later EPSS file and a CVE NVD rejected since travel in a delta bundle, which carries
+	// only them.
+	const rejected = "CVE-2026-30820"
+	if !slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, " "+rejected+" ") }) {
+		t.Fatalf("%s is not among the findings", rejected)
+	}
+	mustCLI(t, connected, "feed", "import", "../shared/data/epss/epss_scores-2026-10-07.excerpt-head.csv",
+		rejectedFeed(t, "../shared/data/nvd/nvdcve-2.0-recent.json.gz", rejected))
 	delta := filepath.Join(out, "delta.vkb")
 	r = mustCLI(t, connected, "feed", "bundle", delta, "--since", "1")
-	if !strings.Contains(r.stdout, "bundle 2 (since 1): 0 CVEs, 0 removed, 0 KEV entries, 535 EPSS scores, 0 advisory entries, 0 catalogue identities") {
+	if !strings.Contains(r.stdout, "bundle 2 (since 1): 0 CVEs, 1 removed, 0 KEV entries, 535 EPSS scores, 0 advisory entries, 0 catalogue identities") {
 		t.Errorf("delta bundle: %s", r.stdout)
 	}
 	refused := func(name, file, why string) {
@@ -162,7 +170,11 @@ func TestFeedBundleAirGap(t *testing.T) {
 		t.Errorf("EPSS date after the delta: %s", after)
 	}
 	refused("same serial again", delta, "not newer than bundle 2")
-	if got, want := findingsOf(t, airgapped), findingsOf(t, connected); !slices.Equal(got, want) {
+	want = findingsOf(t, connected)
+	if slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, " "+rejected+" ") }) {
+		t.Errorf("%s is still a finding after NVD rejected it", rejected)
+	}
+	if got := findingsOf(t, airgapped); !slices.Equal(got, want) {
 		t.Fatalf("air-gapped findings differ after the delta:\n got %q\nwant %q", got, want)
 	}
 
@@ -191,4 +203,42 @@ func epssDate(t *testing.T, dataDir string) string {
 		t.Fatal(err)
 	}
 	return latest
+}
+
+// rejectedFeed writes an NVD feed holding the record id of the real feed name, marked
+// Rejected as NVD publishes a withdrawn CVE.
+func rejectedFeed(t *testing.T, name, id string) string {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var feed map[string]any
+	if err := json.NewDecoder(gz).Decode(&feed); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range feed["vulnerabilities"].([]any) {
+		cve := v.(map[string]any)["cve"].(map[string]any)
+		if cve["id"] != id {
+			continue
+		}
+		cve["vulnStatus"] = "Rejected"
+		feed["vulnerabilities"], feed["resultsPerPage"], feed["totalResults"] = []any{v}, 1, 1
+		out := filepath.Join(t.TempDir(), "rejected.json")
+		body, err := json.Marshal(feed)
+		if err == nil {
+			err = os.WriteFile(out, body, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	t.Fatalf("%s is not in %s", id, name)
+	return ""
 }
