@@ -52,6 +52,29 @@ func TestCLIAdvisoryImports(t *testing.T) {
 	}
 }
 
+// startTestApp opens (creating) the database in dataDir and starts the serving app on it;
+// stop closes both.
+func startTestApp(t *testing.T, ctx context.Context, dataDir string) (a *app, st *sqlitestore.Store, stop func()) {
+	t.Helper()
+	cfg := defaultConfig()
+	cfg.Storage.DataDir = dataDir
+	st, err := sqlitestore.Open(ctx, filepath.Join(dataDir, "vulnkeeper.db"), sqlitestore.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err = newApp(cfg, st, false, slog.New(slog.DiscardHandler))
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	stop = func() { a.close(); st.Close() }
+	if err := a.start(ctx); err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	return a, st, stop
+}
+
 // osvZip writes the OSV records of dir into an all.zip-shaped archive.
 func osvZip(t *testing.T, dir string) string {
 	t.Helper()
@@ -78,22 +101,10 @@ func osvZip(t *testing.T, dir string) string {
 func TestServerNoticesAdvisoryImport(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg := defaultConfig()
-	cfg.Storage.DataDir = t.TempDir()
-	path := filepath.Join(cfg.Storage.DataDir, "vulnkeeper.db")
-	st, err := sqlitestore.Open(ctx, path, sqlitestore.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	a, err := newApp(cfg, st, false, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	if err := a.start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	dataDir := t.TempDir()
+	path := filepath.Join(dataDir, "vulnkeeper.db")
+	a, _, stop := startTestApp(t, ctx, dataDir)
+	defer stop()
 	org, err := a.deps.Accounts.CreateOrganization(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)

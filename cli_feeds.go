@@ -16,8 +16,8 @@ func (c *cli) feedSyncCommand() *cobra.Command {
 	var sources []string
 	var since string
 	cmd := &cobra.Command{
-		Use:   "sync [--source nvd|kev|epss]... [--since DATE]",
-		Short: "Fetch NVD (incrementally, resuming where the last sync stopped), CISA KEV and FIRST EPSS now; safe while serving",
+		Use:   "sync [--source nvd|kev|epss|osv]... [--since DATE]",
+		Short: "Fetch NVD (incrementally, resuming where the last sync stopped), CISA KEV, FIRST EPSS and the enabled OSV ecosystems now; safe while serving",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := syncOptions(sources, since)
@@ -29,7 +29,7 @@ func (c *cli) feedSyncCommand() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringSliceVar(&sources, "source", nil, "source to sync: nvd, kev or epss (repeatable; default all)")
+	cmd.Flags().StringSliceVar(&sources, "source", nil, "source to sync: nvd, kev, epss or osv (repeatable; default all, osv when feeds.osv_ecosystems is set)")
 	cmd.Flags().StringVar(&since, "since", "", "first NVD sync only: start at this lastModified date (YYYY-MM-DD), e.g. the date of the feed files imported")
 	return cmd
 }

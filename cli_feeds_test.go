@@ -48,7 +48,10 @@ func TestFeedSyncCommand(t *testing.T) {
 	if res.code != 0 || !strings.Contains(res.stdout, "kev: 1") || !strings.Contains(res.stdout, "epss: 535 records") {
 		t.Errorf("feed sync: exit %d\nstdout %s\nstderr %s", res.code, res.stdout, res.stderr)
 	}
-	if res := runCLI(t, dir, "", "feed", "sync", "--source", "osv", "--config", cfg); res.code == 0 {
+	if res := runCLI(t, dir, "", "feed", "sync", "--source", "osv", "--config", cfg); res.code == 0 || !strings.Contains(res.stdout, "feeds.osv_ecosystems") {
+		t.Errorf("osv without enabled ecosystems: exit %d, stdout %q", res.code, res.stdout)
+	}
+	if res := runCLI(t, dir, "", "feed", "sync", "--source", "cve5", "--config", cfg); res.code == 0 {
 		t.Error("an unknown source was accepted")
 	}
 }

@@ -14,24 +14,30 @@ import (
 
 func (c *cli) feedCommand() *cobra.Command {
 	feed := &cobra.Command{Use: "feed", Short: "Import or sync vulnerability data"}
-	feed.AddCommand(c.feedSyncCommand())
+	feed.AddCommand(c.feedSyncCommand(), c.feedBundleCommand(), c.feedBundleKeyCommand())
 	feed.AddCommand(&cobra.Command{
 		Use:   "import FILE...",
-		Short: "Import NVD CVE API 2.0 feeds, CVE JSON 5 records (file, cvelistV5 directory, cves.zip or delta zip), the CISA KEV catalogue, FIRST EPSS CSV, OSV records (file, directory, all.zip), the Debian tracker JSON and DSA/DLA lists, Alpine secdb; .gz too; safe while serving",
+		Short: "Import NVD CVE API 2.0 feeds, CVE JSON 5 records (file, cvelistV5 directory, cves.zip or delta zip), the CISA KEV catalogue, FIRST EPSS CSV, OSV records (file, directory, all.zip), the Debian tracker JSON and DSA/DLA lists, Alpine secdb, feed bundles (verified against feeds.bundle_public_key); .gz too; safe while serving",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.withStore(cmd, func(_ Config, st *sqlitestore.Store) error {
-				return c.importFeeds(cmd.Context(), st, args)
+			return c.withStore(cmd, func(cfg Config, st *sqlitestore.Store) error {
+				return c.importFeeds(cmd.Context(), cfg, st, args)
 			})
 		},
 	})
 	return feed
 }
 
-func (c *cli) importFeeds(ctx context.Context, st *sqlitestore.Store, files []string) error {
+func (c *cli) importFeeds(ctx context.Context, cfg Config, st *sqlitestore.Store, files []string) error {
 	im := inventory.NewImporter(st)
 	im.Progress = c.progress
 	for _, name := range files {
+		if isBundle(name) {
+			if err := c.importBundle(ctx, cfg, st, name); err != nil {
+				return err
+			}
+			continue
+		}
 		start := time.Now()
 		stats, err := importInput(ctx, im, name)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/notify"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+	"github.com/vulnkeeper/vulnkeeper/appliance/report"
 	"github.com/vulnkeeper/vulnkeeper/appliance/triage"
 
 	"github.com/spf13/cobra"
@@ -176,6 +177,7 @@ func newApp(cfg Config, st *sqlitestore.Store, licenseServer bool, log *slog.Log
 	a.index = kbindex.NewLive(filepath.Join(cfg.Storage.DataDir, "kbindex"))
 	a.deps.Inventory = inventory.NewService(st, inventory.NewEngine(st, a.index, log), cfg.Agent, log)
 	a.deps.Containers, a.deps.Remediation = containers.NewContainers(st, log), remediation.NewRemediation(st, log)
+	a.deps.Reports = report.New(st, a.deps.Remediation.Policy)
 	a.deps.KBSync = kb.NewClient(st, web.NewKBClient(), cfg.License, log)
 	a.deps.Feeds = feeds.NewSyncer(st, web.NewFeedClient(web.FeedClientOptions{AllowHTTP: cfg.Feeds.AllowHTTP}), cfg.Feeds, log)
 	a.deps.Triage = triage.NewService(st, nil)

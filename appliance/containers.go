@@ -61,6 +61,8 @@ type ContainerFilter struct {
 // ContainerReader looks up scanned images, always within one organization.
 type ContainerReader interface {
 	ListContainerImages(ctx context.Context, f ContainerFilter) ([]ContainerImage, int, error)
+	// EachContainerImage streams every image the filter selects (pages ignored), in list order.
+	EachContainerImage(ctx context.Context, f ContainerFilter, fn func(ContainerImage) error) error
 	ContainerImageByID(ctx context.Context, orgID, id int64) (ContainerImage, error)
 	// ContainerImageByDigest finds the most recently scanned record whose image ID or
 	// repository digest is digest.

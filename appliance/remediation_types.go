@@ -80,6 +80,8 @@ type MatchRef struct {
 type RemediationReader interface {
 	AssignmentByID(ctx context.Context, orgID, id int64) (Assignment, error)
 	ListAssignments(ctx context.Context, f AssignmentFilter) ([]Assignment, int, error)
+	// EachAssignment streams every assignment the filter selects (pages ignored), in list order.
+	EachAssignment(ctx context.Context, f AssignmentFilter, fn func(Assignment) error) error
 	AssignmentEvents(ctx context.Context, orgID, id int64) ([]AssignmentEvent, error)
 	// SLAPolicy is ErrNotFound while the organization has not stored one.
 	SLAPolicy(ctx context.Context, orgID int64) (SLAPolicy, error)
@@ -128,4 +130,34 @@ func (s AssignmentStatus) Active() bool { return s == AssignmentOpen || s == Ass
 // NeedsNote reports whether entering s requires a justification.
 func (s AssignmentStatus) NeedsNote() bool {
 	return s == AssignmentAcceptedRisk || s == AssignmentFalsePositive
+}
+
+// OpenFinding is one finding of an installed product that nobody dismissed (accepted risk or
+// false positive), with what the compliance report needs.
+type OpenFinding struct {
+	ProductID                   int64
+	ProductName, ProductVersion string
+	CVEID, Severity             string
+	FirstSeen                   time.Time // when the match appeared
+	KEV                         bool
+	KEVDue                      time.Time
+}
+
+// HostFindings counts one host's open findings.
+type HostFindings struct {
+	Hostname       string
+	Open, Critical int
+}
+
+// AssignmentOutcomes are an organization's assignment counts: closed (resolved) and of those
+// closed by their due date; open or in progress and of those past their due date today.
+type AssignmentOutcomes struct {
+	Closed, ClosedOnTime, Open, Overdue int
+}
+
+// ReportReader reads what the reports aggregate.
+type ReportReader interface {
+	EachOpenFinding(ctx context.Context, orgID int64, fn func(OpenFinding) error) error
+	TopHosts(ctx context.Context, orgID int64, limit int) ([]HostFindings, error)
+	AssignmentOutcomes(ctx context.Context, orgID int64, today time.Time) (AssignmentOutcomes, error)
 }

@@ -26,8 +26,10 @@ type Reader interface {
 	VulnerabilityReader
 	AdvisoryReader
 	FeedReader
+	BundleReader
 	ContainerReader
 	RemediationReader
+	ReportReader
 	LicenseReader
 	TriageReader
 	NotifyReader
@@ -43,6 +45,7 @@ type Tx interface {
 	VulnerabilityWriter
 	AdvisoryWriter
 	FeedWriter
+	BundleWriter
 	ContainerWriter
 	RemediationWriter
 	LicenseWriter

@@ -52,28 +52,5 @@ func orEmpty(m map[string]string) map[string]string {
 
 // EachAdvisoryEntry hands fn every stored advisory entry.
 func (q *queries) EachAdvisoryEntry(ctx context.Context, fn func(appliance.AdvisoryEntry) error) error {
-	rows, err := q.query(ctx, `SELECT source, id, ecosystem, package, distro, release, fixed, fix_state, pro_only,
-		withdrawn, binaries, cves, detail FROM advisories`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var e appliance.AdvisoryEntry
-		var bins, cves string
-		if err := rows.Scan(&e.Source, &e.ID, &e.Ecosystem, &e.Package, &e.Distro, &e.Release, &e.Fixed, &e.FixState,
-			&e.ProOnly, &e.Withdrawn, &bins, &cves, &e.Detail); err != nil {
-			return err
-		}
-		if err := json.Unmarshal([]byte(bins), &e.Binaries); err != nil {
-			return fmt.Errorf("advisory %s %s binaries: %w", e.ID, e.Package, err)
-		}
-		if err := json.Unmarshal([]byte(cves), &e.CVEs); err != nil {
-			return fmt.Errorf("advisory %s %s cves: %w", e.ID, e.Package, err)
-		}
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return q.EachChangedAdvisory(ctx, time.Time{}, fn)
 }

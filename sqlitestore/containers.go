@@ -55,6 +55,15 @@ func (q *queries) ListContainerImages(ctx context.Context, f appliance.Container
 	return out, total, rows.Err()
 }
 
+// EachContainerImage calls fn with every image the filter selects (pages ignored), in list
+// order, as rows are read.
+func (q *queries) EachContainerImage(ctx context.Context, f appliance.ContainerFilter, fn func(appliance.ContainerImage) error) error {
+	cond, args := containerConditions(f)
+	return eachRow(ctx, q, `SELECT `+containerColumns+` FROM container_images ci WHERE `+cond+`
+		ORDER BY ci.last_scanned DESC, ci.id DESC`, args,
+		func(rows *sql.Rows) (appliance.ContainerImage, error) { return scanContainerImage(rows) }, fn)
+}
+
 func containerConditions(f appliance.ContainerFilter) (string, []any) {
 	where := []string{"ci.organization_id = ?"}
 	args := []any{f.OrganizationID}

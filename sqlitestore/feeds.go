@@ -55,9 +55,10 @@ func (q *queries) SaveFeedState(ctx context.Context, s appliance.FeedState) erro
 }
 
 func (q *queries) UpsertEPSS(ctx context.Context, s appliance.EPSSScore) error {
-	_, err := q.exec(ctx, `INSERT INTO epss (cve_id, score, percentile, score_date) VALUES (?, ?, ?, ?)
+	_, err := q.exec(ctx, `INSERT INTO epss (cve_id, score, percentile, score_date, imported_at)
+		VALUES (?, ?, ?, ?, `+nowText+`)
 		ON CONFLICT (cve_id) DO UPDATE SET score = excluded.score, percentile = excluded.percentile,
-		score_date = excluded.score_date WHERE excluded.score_date >= epss.score_date`,
+		score_date = excluded.score_date, imported_at = excluded.imported_at WHERE excluded.score_date >= epss.score_date`,
 		s.CVEID, s.Score, s.Percentile, s.Date.UTC().Format(dateLayout))
 	return translate(err)
 }

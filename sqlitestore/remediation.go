@@ -88,6 +88,20 @@ func (q *queries) ListAssignments(ctx context.Context, f appliance.AssignmentFil
 	if err := q.queryRow(ctx, `SELECT count(*)`+assignmentFrom+` WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
+	query := fmt.Sprintf(`SELECT %s%s WHERE %s ORDER BY %s LIMIT ? OFFSET ?`, assignmentColumns, assignmentFrom, cond, assignmentOrder(f))
+	items, err := q.assignments(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	return items, total, err
+}
+
+// EachAssignment calls fn with every assignment the filter selects (pages ignored), in list
+// order, as rows are read.
+func (q *queries) EachAssignment(ctx context.Context, f appliance.AssignmentFilter, fn func(appliance.Assignment) error) error {
+	cond, args := assignmentConditions(f)
+	query := fmt.Sprintf(`SELECT %s%s WHERE %s ORDER BY %s`, assignmentColumns, assignmentFrom, cond, assignmentOrder(f))
+	return eachRow(ctx, q, query, args, func(rows *sql.Rows) (appliance.Assignment, error) { return scanAssignment(rows) }, fn)
+}
+
+func assignmentOrder(f appliance.AssignmentFilter) string {
 	order, ok := assignmentSorts[f.Sort]
 	if !ok {
 		order = assignmentSorts["due_date"]
@@ -96,10 +110,7 @@ func (q *queries) ListAssignments(ctx context.Context, f appliance.AssignmentFil
 	if f.Desc {
 		dir = "DESC"
 	}
-	query := fmt.Sprintf(`SELECT %s%s WHERE %s ORDER BY %s %s, a.id %s LIMIT ? OFFSET ?`,
-		assignmentColumns, assignmentFrom, cond, order, dir, dir)
-	items, err := q.assignments(ctx, query, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
-	return items, total, err
+	return fmt.Sprintf("%s %s, a.id %s", order, dir, dir)
 }
 
 func assignmentConditions(f appliance.AssignmentFilter) (string, []any) {

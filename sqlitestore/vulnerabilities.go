@@ -107,14 +107,24 @@ func nonNil[T any](s []T) []T {
 }
 
 func (q *queries) DeleteCVE(ctx context.Context, id string) error {
-	_, err := q.exec(ctx, `DELETE FROM cves WHERE id = ?`, id)
+	res, err := q.exec(ctx, `DELETE FROM cves WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	// A bundle carries the removal to installations that hold the CVE.
+	_, err = q.exec(ctx, `INSERT INTO cve_removals (id, removed_at) VALUES (?, `+nowText+`)
+		ON CONFLICT (id) DO UPDATE SET removed_at = excluded.removed_at`, id)
 	return err
 }
 
 func (q *queries) UpsertKEV(ctx context.Context, k appliance.KEVRecord) error {
-	_, err := q.exec(ctx, `INSERT INTO kev (cve_id, name, date_added, due_date, ransomware) VALUES (?, ?, ?, ?, ?)
+	_, err := q.exec(ctx, `INSERT INTO kev (cve_id, name, date_added, due_date, ransomware, imported_at)
+		VALUES (?, ?, ?, ?, ?, `+nowText+`)
 		ON CONFLICT (cve_id) DO UPDATE SET name = excluded.name, date_added = excluded.date_added,
-		due_date = excluded.due_date, ransomware = excluded.ransomware`,
+		due_date = excluded.due_date, ransomware = excluded.ransomware, imported_at = excluded.imported_at`,
 		k.CVEID, k.Name, timeOrNull(k.DateAdded), timeOrNull(k.DueDate), k.Ransomware)
 	return translate(err)
 }

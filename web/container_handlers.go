@@ -130,6 +130,15 @@ func (s *Server) listContainers(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	format, err := listFormat(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if format == "csv" {
+		s.exportContainers(w, r, f)
+		return
+	}
 	items, total, err := s.containers.List(r.Context(), f)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -145,7 +154,7 @@ func (s *Server) listContainers(w http.ResponseWriter, r *http.Request) {
 
 // containerFilter reads the list query; organization_id never widens the caller's scope.
 func containerFilter(r *http.Request, orgID int64) (appliance.ContainerFilter, error) {
-	if err := allowQuery(r, "page", "per_page", "severity", "search", "hostname", "organization_id", "include_suppressed"); err != nil {
+	if err := allowQuery(r, "page", "per_page", "severity", "search", "hostname", "organization_id", "include_suppressed", "format"); err != nil {
 		return appliance.ContainerFilter{}, err
 	}
 	pg, err := parsePage(r, containers.DefaultContainersPerPage, containers.MaxContainersPerPage)

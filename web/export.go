@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/csv"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/inventory"
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
 )
 
 // listFormat reads format=json|csv of a list route (json when absent).
@@ -86,13 +89,89 @@ func (s *Server) exportProducts(w http.ResponseWriter, r *http.Request, f applia
 	out := startCSV(w, "products.csv", productCSVHeader...)
 	err := s.inventory.EachProduct(r.Context(), f, func(p appliance.Product) error {
 		j := toProductJSON(p)
-		cpe := ""
-		if j.CPE != nil {
-			cpe = *j.CPE
-		}
-		return out.row(strconv.FormatInt(j.ID, 10), j.Vendor, j.Name, j.Version, cpe, strconv.Itoa(j.Criticality),
+		return out.row(strconv.FormatInt(j.ID, 10), j.Vendor, j.Name, j.Version, csvStr(j.CPE), strconv.Itoa(j.Criticality),
 			strconv.Itoa(j.AssetCount), strconv.Itoa(j.VulnerabilityCount), j.Resolution,
 			strconv.FormatFloat(j.ResolutionConfidence, 'f', -1, 64), j.CreatedAt.UTC().Format(time.RFC3339), j.UpdatedAt.UTC().Format(time.RFC3339))
 	})
 	out.end(s, r, err)
+}
+
+var containerCSVHeader = []string{"id", "image_name", "image_tag", "image_id", "hostname", "last_scanned",
+	"critical", "high", "medium", "low", "unknown"}
+
+// exportContainers streams the filtered container images as CSV, every page.
+func (s *Server) exportContainers(w http.ResponseWriter, r *http.Request, f appliance.ContainerFilter) {
+	out := startCSV(w, "containers.csv", containerCSVHeader...)
+	err := s.containers.Each(r.Context(), f, func(img appliance.ContainerImage) error {
+		c := img.Counts
+		return out.row(strconv.FormatInt(img.ID, 10), img.Name, img.Tag, img.ImageID, img.Hostname, csvTime(img.LastScanned),
+			strconv.Itoa(c.Critical), strconv.Itoa(c.High), strconv.Itoa(c.Medium), strconv.Itoa(c.Low), strconv.Itoa(c.Unknown))
+	})
+	out.end(s, r, err)
+}
+
+var assignmentCSVHeader = []string{"id", "status", "assigned_to", "match_id", "product_id", "product_name", "cve_id",
+	"priority", "due_date", "kev_due_date", "overdue", "notes", "created_by", "created_at", "updated_at", "resolved_at"}
+
+// exportAssignments streams the filtered remediation assignments as CSV, every page.
+func (s *Server) exportAssignments(w http.ResponseWriter, r *http.Request, f appliance.AssignmentFilter) {
+	out := startCSV(w, "assignments.csv", assignmentCSVHeader...)
+	err := s.remediation.Each(r.Context(), f, func(rec remediation.Record) error {
+		j := toAssignmentJSON(rec)
+		resolved := ""
+		if j.ResolvedAt != nil {
+			resolved = csvTime(*j.ResolvedAt)
+		}
+		return out.row(strconv.FormatInt(j.ID, 10), j.Status, csvStr(j.AssignedTo), csvInt(j.MatchID), csvInt(j.ProductID),
+			csvStr(j.ProductName), csvStr(j.CVEID), j.Priority, j.DueDate, csvStr(j.KEVDueDate), strconv.FormatBool(j.Overdue),
+			j.Notes, csvStr(j.CreatedBy), csvTime(j.CreatedAt), csvTime(j.UpdatedAt), resolved)
+	})
+	out.end(s, r, err)
+}
+
+var findingCSVHeader = []string{"product_id", "product", "version", "match_id", "cve_id", "severity", "score", "kev",
+	"kev_due_date", "epss_score", "epss_percentile", "epss_date", "source", "basis", "fixed_version", "fix_state", "criteria"}
+
+// exportProductFindings writes one product's findings as CSV, riskiest first; suppressed ones
+// only when asked.
+func (s *Server) exportProductFindings(w http.ResponseWriter, r *http.Request, d inventory.ProductDetail, include bool) {
+	out := startCSV(w, fmt.Sprintf("product-%d-findings.csv", d.Product.ID), findingCSVHeader...)
+	var err error
+	now := s.triageNow()
+	for _, v := range d.Vulnerabilities {
+		if !include && v.Triage.SuppressedAt(now) {
+			continue
+		}
+		j := toProductVulnJSON(v, now)
+		score, epss := "", []string{"", "", ""}
+		if j.Score != nil {
+			score = strconv.FormatFloat(*j.Score, 'f', -1, 64)
+		}
+		if j.EPSS != nil {
+			epss = []string{strconv.FormatFloat(j.EPSS.Score, 'f', -1, 64), strconv.FormatFloat(j.EPSS.Percentile, 'f', -1, 64), j.EPSS.Date}
+		}
+		err = out.row(strconv.FormatInt(d.Product.ID, 10), d.Product.Name, d.Product.Version, strconv.FormatInt(j.MatchID, 10),
+			j.CVEID, j.Severity, score, strconv.FormatBool(j.KEV != nil), csvStr(j.KEVDueDate), epss[0], epss[1], epss[2],
+			j.Source, j.Basis, csvStr(j.FixedVersion), j.FixState, j.Criteria)
+		if err != nil {
+			break
+		}
+	}
+	out.end(s, r, err)
+}
+
+func csvTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func csvInt(p *int64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatInt(*p, 10)
+}
+
+func csvStr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

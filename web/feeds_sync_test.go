@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -234,10 +235,13 @@ func TestFeedClientRefusesPlainHTTP(t *testing.T) {
 	}
 }
 
-// serve's scheduler syncs every source once it is due, tells the caller that matches may have
-// changed, and does nothing when feeds.sync_interval is 0.
+// serve's scheduler syncs every source (OSV with an ecosystem enabled) once it is due, tells
+// the caller that matches may have changed, and does nothing when feeds.sync_interval is 0.
 func TestFeedSchedulerRun(t *testing.T) {
 	w := newFeedWorld(t, 2000)
+	osv := httptest.NewServer(&fakeOSV{zips: osvZips(t)})
+	defer osv.Close()
+	w.opts.OSVURL, w.opts.OSVEcosystems = osv.URL, []string{"Go"}
 	w.opts.SyncInterval = 0
 	done := make(chan struct{})
 	go func() { w.syncer(time.Second).Run(context.Background(), nil); close(done) }()

@@ -107,21 +107,26 @@ func toProductDetailJSON(d inventory.ProductDetail, now time.Time) productDetail
 	ap := d.AssetsPage
 	out.AssetsPaging = pagingJSON{Total: ap.Total, Page: ap.Page, PerPage: ap.PerPage, Pages: ap.Pages()}
 	for _, v := range d.Vulnerabilities {
-		vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, Criteria: v.Criteria,
-			Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding),
-			Triage: toTriageJSON(v.Triage, now), cveFactsJSON: toCVEFactsJSON(v.CVEFacts, v.Risk)}
-		if v.HasScore {
-			score := v.Score
-			vj.Score = &score
-		}
-		if !v.KEVDue.IsZero() {
-			d := v.KEVDue.Format(time.DateOnly)
-			vj.KEVDueDate = &d
-		}
-		out.Vulnerabilities = append(out.Vulnerabilities, vj)
+		out.Vulnerabilities = append(out.Vulnerabilities, toProductVulnJSON(v, now))
 	}
 	out.VulnerabilityCount = len(out.Vulnerabilities)
 	return out
+}
+
+// toProductVulnJSON is one finding of a product as the API (and its CSV export) shows it.
+func toProductVulnJSON(v appliance.ProductVulnerability, now time.Time) productVulnJSON {
+	vj := productVulnJSON{MatchID: v.MatchID, CVEID: v.CVEID, Severity: v.Severity, Criteria: v.Criteria,
+		Platform: v.Platform, Description: v.Description, EPSS: toEPSSJSON(v.EPSS), findingJSON: toFindingJSON(v.Finding),
+		Triage: toTriageJSON(v.Triage, now), cveFactsJSON: toCVEFactsJSON(v.CVEFacts, v.Risk)}
+	if v.HasScore {
+		score := v.Score
+		vj.Score = &score
+	}
+	if !v.KEVDue.IsZero() {
+		d := v.KEVDue.Format(time.DateOnly)
+		vj.KEVDueDate = &d
+	}
+	return vj
 }
 
 type listResponse[T any] struct {
@@ -196,7 +201,12 @@ func (s *Server) getProduct(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := allowQuery(r, "hosts_page", "hosts_per_page", "include_suppressed"); err != nil {
+	if err := allowQuery(r, "hosts_page", "hosts_per_page", "include_suppressed", "format"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	format, err := listFormat(r)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -213,6 +223,10 @@ func (s *Server) getProduct(w http.ResponseWriter, r *http.Request) {
 	d, err := s.inventory.ProductPage(r.Context(), currentUser(r).OrganizationID, id, pg.Page, pg.PerPage)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if format == "csv" {
+		s.exportProductFindings(w, r, d, include)
 		return
 	}
 	writeJSON(w, http.StatusOK, s.visibleDetail(d, include))

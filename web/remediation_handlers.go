@@ -122,6 +122,15 @@ func (s *Server) listAssignments(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	format, err := listFormat(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if format == "csv" {
+		s.exportAssignments(w, r, f)
+		return
+	}
 	items, total, err := s.remediation.List(r.Context(), f)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -138,7 +147,7 @@ func (s *Server) listAssignments(w http.ResponseWriter, r *http.Request) {
 // assignmentFilter reads the list query; newest first is the default for every sort but due_date.
 func assignmentFilter(r *http.Request, orgID int64) (appliance.AssignmentFilter, error) {
 	if err := allowQuery(r, "page", "per_page", "status", "priority", "assigned_to", "cve_id", "product_id", "overdue",
-		"search", "sort", "order"); err != nil {
+		"search", "sort", "order", "format"); err != nil {
 		return appliance.AssignmentFilter{}, err
 	}
 	pg, err := parsePage(r, remediation.DefaultAssignmentsPerPage, remediation.MaxAssignmentsPerPage)

@@ -83,6 +83,7 @@ func (s *Server) apiRoutes() []route {
 
 		{"GET", "/api/kb/status", s.person(stageFull, l.global), fn(s.kbStatus)},
 		{"GET", "/api/feeds", s.person(stageFull, l.global), fn(s.listFeeds)},
+		{"GET", "/api/reports/compliance", s.person(stageFull, l.global), fn(s.complianceReport)},
 
 		{"GET", "/api/webhooks", s.admin(l.global), fn(s.listWebhooks)},
 		{"POST", "/api/webhooks", s.admin(l.global), fn(s.createWebhook)},

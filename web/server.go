@@ -15,6 +15,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
 	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+	"github.com/vulnkeeper/vulnkeeper/appliance/report"
 	"github.com/vulnkeeper/vulnkeeper/appliance/triage"
 
 	"github.com/alexedwards/scs/v2"
@@ -76,6 +77,7 @@ type Deps struct {
 	KBSync        *kb.Client
 	Feeds         *feeds.Syncer // nil: no sync (licence server, tests without it)
 	Notify        *notify.Service
+	Reports       *report.Reports
 	Sessions      scs.Store
 	OpenAPI       []byte // data/openapi.yaml
 	LicenseServer bool
@@ -98,6 +100,7 @@ type Server struct {
 	kbsync      *kb.Client
 	feeds       *feeds.Syncer
 	notify      *notify.Service
+	reports     *report.Reports
 	sessions    *scs.SessionManager
 	log         *slog.Logger
 	openapi     []byte // JSON
@@ -126,7 +129,7 @@ func NewServer(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, exposure: d.Exposure, containers: d.Containers, remediation: d.Remediation, triage: d.Triage, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, notify: d.Notify, log: d.Log, openapi: doc, license: d.LicenseServer,
+	s := &Server{proxies: proxies, opts: d.Options, accounts: d.Accounts, agentCfg: d.AgentConfig, inventory: d.Inventory, exposure: d.Exposure, containers: d.Containers, remediation: d.Remediation, triage: d.Triage, licensing: d.Licensing, kbHub: d.KBHub, kbsync: d.KBSync, feeds: d.Feeds, notify: d.Notify, reports: d.Reports, log: d.Log, openapi: doc, license: d.LicenseServer,
 		lim: newLimiters(d.Limits, d.Now), metrics: newMetrics()}
 	s.sessions = newSessionManager(d.Sessions, d.Options)
 	if s.ui, err = loadUIAssets(); err != nil {

@@ -39,6 +39,14 @@ func (c *Containers) List(ctx context.Context, f appliance.ContainerFilter) ([]a
 	return c.store.ListContainerImages(ctx, f)
 }
 
+// Each streams the images the filter selects, pages ignored (exports).
+func (c *Containers) Each(ctx context.Context, f appliance.ContainerFilter, fn func(appliance.ContainerImage) error) error {
+	if err := ValidateContainerFilter(&f); err != nil {
+		return err
+	}
+	return c.store.EachContainerImage(ctx, f, fn)
+}
+
 // Get finds an image record by its integer id or by a sha256: digest (image ID or
 // repository digest; the most recently scanned record when several hosts run it).
 func (c *Containers) Get(ctx context.Context, orgID int64, ref string) (ContainerDetail, error) {

@@ -73,7 +73,7 @@ func (s *Syncer) Run(ctx context.Context, onChange func(context.Context)) {
 func (s *Syncer) due(ctx context.Context) ([]string, error) {
 	now := s.Now()
 	var out []string
-	for _, src := range Sources {
+	for _, src := range s.opts.enabled() {
 		st, err := s.store.FeedState(ctx, src)
 		if err != nil {
 			return nil, err

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +62,7 @@ func (s *Syncer) Sync(ctx context.Context, o SyncOptions) ([]Result, error) {
 	defer s.mu.Unlock()
 	sources := o.Sources
 	if len(sources) == 0 {
-		sources = Sources
+		sources = s.opts.enabled()
 	}
 	var results []Result
 	var errs []error
@@ -86,8 +88,13 @@ func (s *Syncer) syncSource(ctx context.Context, source string, since time.Time)
 		n, err = s.syncDocument(ctx, source, s.opts.KEVURL, "nvd")
 	case SourceEPSS:
 		n, err = s.syncDocument(ctx, source, s.opts.EPSSURL, "epss")
+	case SourceOSV:
+		if len(s.opts.OSVEcosystems) == 0 {
+			return Result{Source: source, Err: appliance.Invalid("source", "config", "no OSV ecosystem is enabled: set feeds.osv_ecosystems")}
+		}
+		n, err = s.syncOSV(ctx)
 	default:
-		return Result{Source: source, Err: appliance.Invalid("source", "enum", "unknown source %q: nvd, kev or epss", source)}
+		return Result{Source: source, Err: appliance.Invalid("source", "enum", "unknown source %q: nvd, kev, epss or osv", source)}
 	}
 	if rerr := s.record(context.WithoutCancel(ctx), source, start, n, err); rerr != nil && err == nil {
 		err = rerr
@@ -140,6 +147,32 @@ func (s *Syncer) syncDocument(ctx context.Context, source, rawURL, format string
 		return st.KEV, nil
 	}
 	return st.EPSS, nil
+}
+
+// syncOSV fetches each enabled ecosystem's all.zip and imports it as the files are; it
+// returns the advisory entries read. An ecosystem that fails stops the sync: the ones before
+// it stay imported, and the next sync fetches them all again (unchanged entries are no-ops).
+func (s *Syncer) syncOSV(ctx context.Context) (int, error) {
+	total := 0
+	for _, eco := range s.opts.OSVEcosystems {
+		rawURL := strings.TrimSuffix(s.opts.OSVURL, "/") + "/" + url.PathEscape(eco) + "/all.zip"
+		if err := CheckURL(rawURL, s.opts.AllowHTTP); err != nil {
+			return total, err
+		}
+		body, err := s.get(ctx, s.otherPacer(), Request{URL: rawURL})
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", eco, err)
+		}
+		st, err := s.imp.Import(ctx, rawURL, bytes.NewReader(body), int64(len(body)))
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", eco, err)
+		}
+		if st.Format != "osv-zip" {
+			return total, appliance.Invalid("feed", "format", "%s answered a %s document, not an OSV all.zip", rawURL, st.Format)
+		}
+		total += st.Advisories
+	}
+	return total, nil
 }
 
 // get fetches with pacing, retrying what is worth retrying with a doubling back-off (or the

@@ -81,7 +81,7 @@ func TestReadSnapshotRefusesUnsignedGzip(t *testing.T) {
 	}
 	pub := publicOf(keyOf("snapshot"))
 	expectRefused(t, raw, pub, "bare gzip")
-	fakeHeader := append([]byte(snapshotMagic+" "+string(bytes.Repeat([]byte("A"), 86))+"==\n"), raw...)
+	fakeHeader := append([]byte(licensing.SnapshotFile.Magic+" "+string(bytes.Repeat([]byte("A"), 86))+"==\n"), raw...)
 	expectRefused(t, fakeHeader, pub, "zero signature")
 }
 
@@ -155,11 +155,11 @@ func signJSONBody(t testing.TB, body []byte) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	sig, err := licensing.SignSnapshot(keyOf("snapshot"), gz.Bytes())
-	if err != nil {
+	var file bytes.Buffer
+	if err := licensing.WriteSignedFile(&file, licensing.SnapshotFile, keyOf("snapshot"), gz.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	return append([]byte(snapshotMagic+" "+strictBase64.EncodeToString(sig)+"\n"), gz.Bytes()...)
+	return file.Bytes()
 }
 
 func assertSnapshotsEqual(t *testing.T, got, want Snapshot) {

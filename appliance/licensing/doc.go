@@ -25,4 +25,5 @@ const (
 	contextLicense  = "vulnkeeper/license/v1"
 	contextPayload  = "vulnkeeper/signed-payload/v1"
 	contextSnapshot = "vulnkeeper/kb-snapshot/v1"
+	contextBundle   = "vulnkeeper/feed-bundle/v1"
 )

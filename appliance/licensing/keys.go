@@ -28,7 +28,19 @@ const (
 // key when none exists; created says which happened. A key file readable or writable by group
 // or others is refused with ErrInsecureKeyFile.
 func LoadOrCreateKey(dir string) (ed25519.PrivateKey, bool, error) {
-	path := filepath.Join(dir, PrivateKeyFile)
+	return LoadOrCreateKeyFiles(dir, PrivateKeyFile, PublicKeyFile)
+}
+
+// Feed bundle key file names: a connected installation signs the bundles it writes with a key
+// of its own, separate from any licence key.
+const (
+	BundlePrivateKeyFile = "feed-bundle.key"
+	BundlePublicKeyFile  = "feed-bundle.pub"
+)
+
+// LoadOrCreateKeyFiles is LoadOrCreateKey for a key pair under other file names in dir.
+func LoadOrCreateKeyFiles(dir, privateName, publicName string) (ed25519.PrivateKey, bool, error) {
+	path := filepath.Join(dir, privateName)
 	priv, err := loadPrivateKey(path)
 	created := false
 	if errors.Is(err, fs.ErrNotExist) {
@@ -37,7 +49,7 @@ func LoadOrCreateKey(dir string) (ed25519.PrivateKey, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if err := syncPublicKeyFile(filepath.Join(dir, PublicKeyFile), priv.Public().(ed25519.PublicKey)); err != nil {
+	if err := syncPublicKeyFile(filepath.Join(dir, publicName), priv.Public().(ed25519.PublicKey)); err != nil {
 		return nil, false, err
 	}
 	return priv, created, nil

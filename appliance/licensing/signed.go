@@ -73,14 +73,3 @@ func verifyWithContext(pub ed25519.PublicKey, context string, message, sig []byt
 	}
 	return nil
 }
-
-// SignSnapshot signs a KB snapshot body under the snapshot context (see package kb), so the
-// signature can never pass for a licence or a generic signed payload.
-func SignSnapshot(priv ed25519.PrivateKey, body []byte) ([]byte, error) {
-	return signWithContext(priv, contextSnapshot, body)
-}
-
-// VerifySnapshot checks a snapshot body's signature; ErrBadSignature when it does not hold.
-func VerifySnapshot(pub ed25519.PublicKey, body, sig []byte) error {
-	return verifyWithContext(pub, contextSnapshot, body, sig)
-}

@@ -45,6 +45,15 @@ func (r *Remediation) List(ctx context.Context, f appliance.AssignmentFilter) ([
 	return out, total, nil
 }
 
+// Each streams the assignments the filter selects, pages ignored (exports).
+func (r *Remediation) Each(ctx context.Context, f appliance.AssignmentFilter, fn func(Record) error) error {
+	if err := ValidateAssignmentFilter(f); err != nil {
+		return err
+	}
+	f.Today = r.now().UTC()
+	return r.store.EachAssignment(ctx, f, func(a appliance.Assignment) error { return fn(r.record(a)) })
+}
+
 // Update changes status (by the workflow's rules), assignee, priority, due date and notes;
 // any member of the organization may. The targets of an assignment are fixed.
 func (r *Remediation) Update(ctx context.Context, actor appliance.User, id int64, in Input) (Record, error) {
