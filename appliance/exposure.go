@@ -98,6 +98,7 @@ type DashboardFigures struct {
 // ExposureReader answers the host-, CVE- and dashboard-centred questions, always within one
 // organization, from counts the store keeps (no list counts rows one by one).
 type ExposureReader interface {
+	FindingReader
 	ListAssets(ctx context.Context, f AssetFilter) ([]Asset, int, error)
 	AssetByID(ctx context.Context, orgID, id int64) (Asset, error)
 	// AssetProducts pages the host's live installations, worst products first.
@@ -135,4 +136,28 @@ func (p Page[T]) Pages() int {
 		return 0
 	}
 	return (p.Total + p.PerPage - 1) / p.PerPage
+}
+
+// FindingFilter selects one organization's findings: each CVE of each installed product.
+type FindingFilter struct {
+	OrganizationID    int64
+	Search            string // part of the CVE id or of the product's name
+	Severity          string // critical, high, medium, low, unknown
+	KEV               *bool
+	FixAvailable      *bool
+	IncludeSuppressed bool // findings a triage decision suppresses too
+	Page, PerPage     int
+}
+
+// FindingRow is one finding of an organization: a CVE of an installed product (its
+// identity, version, criticality and host count), with what the CVE data says of it.
+type FindingRow struct {
+	Product Product
+	ProductVulnerability
+}
+
+// FindingReader lists findings, a page at a time or all of them as rows are read (exports).
+type FindingReader interface {
+	ListFindings(ctx context.Context, f FindingFilter) ([]FindingRow, int, error)
+	EachFinding(ctx context.Context, f FindingFilter, fn func(FindingRow) error) error
 }

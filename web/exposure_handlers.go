@@ -122,11 +122,22 @@ type assetDetailJSON struct {
 
 func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) {
 	f, err := assetFilter(r, currentUser(r).OrganizationID)
+	format := "json"
+	if err == nil {
+		format, err = listFormat(r)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	if format == "csv" {
+		f.Page, f.PerPage = 1, assetsExportPage
+	}
 	items, total, err := s.exposure.Assets(r.Context(), f)
+	if err == nil && format == "csv" {
+		s.exportAssets(w, r, f, items, total)
+		return
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -136,7 +147,7 @@ func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) {
 
 // assetFilter reads the host list's query.
 func assetFilter(r *http.Request, orgID int64) (appliance.AssetFilter, error) {
-	pg, err := listQuery(r, "search", "os", "kind", "has_vulnerabilities", "sort", "order")
+	pg, err := listQuery(r, "search", "os", "kind", "has_vulnerabilities", "sort", "order", "format")
 	if err != nil {
 		return appliance.AssetFilter{}, err
 	}

@@ -56,6 +56,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET", "/api/assets/:id", s.person(stageFull, l.global), fn(s.getAsset)},
 		{"DELETE", "/api/assets/:id", s.admin(l.global), fn(s.deleteAsset)},
 		{"GET", "/api/vulnerabilities", s.person(stageFull, l.global), fn(s.listVulnerabilities)},
+		{"GET", "/api/findings", s.person(stageFull, l.global), fn(s.listFindings)},
 		{"GET", "/api/vulnerabilities/:cve_id", s.person(stageFull, l.global), fn(s.getVulnerability)},
 		{"GET", "/api/dashboard", s.person(stageFull, l.global), fn(s.dashboard)},
 

@@ -264,3 +264,29 @@ func (s *Service) Dashboard(ctx context.Context, orgID int64) (Dashboard, error)
 	}
 	return d, nil
 }
+
+var findingSeverities = map[string]bool{"": true, "critical": true, "high": true, "medium": true, "low": true, "unknown": true}
+
+// ValidateFindingFilter checks a findings query (an export checks it before it starts).
+func ValidateFindingFilter(f appliance.FindingFilter) error {
+	if !findingSeverities[f.Severity] {
+		return appliance.Invalid("severity", "enum", "severity must be one of critical, high, medium, low, unknown")
+	}
+	return checkSearch("search", f.Search)
+}
+
+// Findings pages the organization's findings (a CVE of an installed product), in a stable order.
+func (s *Service) Findings(ctx context.Context, f appliance.FindingFilter) ([]appliance.FindingRow, int, error) {
+	if err := ValidateFindingFilter(f); err != nil {
+		return nil, 0, err
+	}
+	return s.store.ListFindings(ctx, f)
+}
+
+// EachFinding streams every finding the filter selects (pages ignored), for exports.
+func (s *Service) EachFinding(ctx context.Context, f appliance.FindingFilter, fn func(appliance.FindingRow) error) error {
+	if err := ValidateFindingFilter(f); err != nil {
+		return err
+	}
+	return s.store.EachFinding(ctx, f, fn)
+}
