@@ -4,17 +4,32 @@ import (
 	"bytes"
 	"image/png"
 	"net/http"
+	"strings"
 
 	"github.com/pquerna/otp"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/notify"
 )
 
 type accountView struct {
-	Enrolling bool // a secret waits for its first code
-	Secret    string
+	Enrolling   bool // a secret waits for its first code
+	Secret      string
+	Prefs       appliance.NotifyPrefs
+	MailEnabled bool // an SMTP server is configured
+	HasNotify   bool
 }
 
 func (s *Server) accountPage(w http.ResponseWriter, r *http.Request) {
 	var v accountView
+	if s.notify != nil {
+		p, err := s.notify.Prefs(r.Context(), currentUser(r))
+		if err != nil {
+			s.uiError(w, r, err)
+			return
+		}
+		v.Prefs, v.MailEnabled, v.HasNotify = p, s.notify.MailEnabled(), true
+	}
 	if raw := s.sessions.GetString(r.Context(), sessTOTPURL); raw != "" && !currentUser(r).TOTPEnabled {
 		if key, err := otp.NewKeyFromURL(raw); err == nil {
 			v.Enrolling, v.Secret = true, key.Secret()
@@ -64,4 +79,16 @@ func (s *Server) totpEnableSubmit(w http.ResponseWriter, r *http.Request) {
 func (s *Server) totpDisableSubmit(w http.ResponseWriter, r *http.Request) {
 	err := s.accounts.DisableTOTP(r.Context(), currentUser(r).ID, r.PostFormValue("password"), r.PostFormValue("code"))
 	s.done(w, r, "/account", err, "Two-factor authentication is off.")
+}
+
+// mailPrefsSubmit saves the person's mail choices: a digest (off, daily, weekly) and mail at
+// once for KEV findings on critical products; both need an address.
+func (s *Server) mailPrefsSubmit(w http.ResponseWriter, r *http.Request) {
+	if s.notify == nil {
+		http.NotFound(w, r)
+		return
+	}
+	email, digest, kev := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("digest"), r.PostFormValue("kev_immediate") == "1"
+	_, err := s.notify.SavePrefs(r.Context(), currentUser(r), notify.PrefsInput{Email: &email, Digest: &digest, KEVImmediate: &kev})
+	s.done(w, r, "/account", err, "Mail choices saved.")
 }

@@ -7,8 +7,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/containers"
+	"github.com/vulnkeeper/vulnkeeper/appliance/notify"
+	"github.com/vulnkeeper/vulnkeeper/appliance/remediation"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
 // TestUIPagesByRole renders every page as an organization admin and as a member on a store
@@ -272,4 +277,36 @@ func (w *uiWorld) product(t testing.TB, id int64) appliance.Product {
 		t.Fatal(err)
 	}
 	return d.Product
+}
+
+// TestUIMailPreferences: a person chooses mail on the account page; a digest without an address
+// is refused with the reason, and the saved choices are what the API reads.
+func TestUIMailPreferences(t *testing.T) {
+	var svc *notify.Service
+	var inv inventoryServices
+	env := newTestEnv(t, withInventory(&inv, catalogMini), withNotify(&svc, &notifyClock{t: time.Now()}, nil),
+		withDeps(func(_ testing.TB, d *Deps, st *sqlitestore.Store) {
+			d.Containers = containers.NewContainers(st, nil)
+			d.Remediation = remediation.NewRemediation(st, nil)
+		}))
+	env.createOrg(t, "acme")
+	env.createUser(t, "acme", "alice", appliance.RoleOrgAdmin)
+	c := env.uiLogin(t, "alice", testPassword)
+	page := string(c.page(t, "/account").Body)
+	if !strings.Contains(page, `id="mail-form"`) || !strings.Contains(page, "No mail server is configured") {
+		t.Fatalf("account page without the mail form or the missing-server note: %.500s", page)
+	}
+	res := c.form(t, "/account/mail", url.Values{"email": {""}, "digest": {"daily"}})
+	if !strings.Contains(string(res.Body), "email is required") {
+		t.Errorf("a digest without an address: %.300s", res.Body)
+	}
+	c.form(t, "/account/mail", url.Values{"email": {"alice@example.com"}, "digest": {"weekly"}, "kev_immediate": {"1"}})
+	api := env.login(t, "alice", testPassword)
+	got := decodeBody[prefsJSON](t, api.do(t, "GET", "/api/me/notifications", nil))
+	if got.Email == nil || *got.Email != "alice@example.com" || got.Digest != "weekly" || !got.KEVImmediate {
+		t.Errorf("saved %+v", got)
+	}
+	if page := string(c.page(t, "/account").Body); !strings.Contains(page, `value="alice@example.com"`) {
+		t.Error("the account page does not show the saved address")
+	}
 }

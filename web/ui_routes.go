@@ -55,6 +55,7 @@ func (s *Server) uiRoutes() []route {
 		{"POST", "/remediation/:id/status", full, fn(s.assignmentStatusSubmit)},
 
 		{"GET", "/account", full, fn(s.accountPage)},
+		{"POST", "/account/mail", full, fn(s.mailPrefsSubmit)},
 		{"POST", "/account/totp/setup", full, fn(s.totpSetupSubmit)},
 		{"GET", "/account/totp/qr.png", full, fn(s.totpQR)},
 		{"POST", "/account/totp/enable", full, fn(s.totpEnableSubmit)},
