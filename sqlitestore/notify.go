@@ -203,6 +203,9 @@ func (q *queries) NewFindings(ctx context.Context, limit int) ([]appliance.Findi
 		ORDER BY p.organization_id, m.id LIMIT ?`, limit)
 }
 
+// GoneFindings are announced findings that no longer count: the product left every host, the
+// CVE no longer matches, or a triage decision suppresses it (when the decision lapses, the
+// finding is new again).
 func (q *queries) GoneFindings(ctx context.Context, limit int) ([]appliance.FindingNotice, error) {
 	rows, err := q.findingNotices(ctx, `SELECT n.id, n.cve_id, n.organization_id, n.product_id, coalesce(p.vendor, ''),
 		coalesce(p.name, ''), coalesce(p.version, ''), coalesce(p.criticality, 0), lower(coalesce(c.severity, '')),
@@ -211,7 +214,8 @@ func (q *queries) GoneFindings(ctx context.Context, limit int) ([]appliance.Find
 		LEFT JOIN cves c ON c.id = n.cve_id LEFT JOIN kev k ON k.cve_id = n.cve_id
 		WHERE NOT EXISTS (SELECT 1 FROM matches m JOIN products pp ON pp.id = m.product_id AND pp.deleted_at IS NULL
 			WHERE m.product_id = n.product_id AND m.cve_id = n.cve_id
-			AND EXISTS (SELECT 1 FROM installations i WHERE i.product_id = pp.id AND i.removed_at IS NULL))
+			AND EXISTS (SELECT 1 FROM installations i WHERE i.product_id = pp.id AND i.removed_at IS NULL)
+			AND `+notSuppressed+`)
 		ORDER BY n.organization_id, n.id LIMIT ?`, limit)
 	return rows, err
 }
