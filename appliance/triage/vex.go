@@ -83,7 +83,7 @@ func (s *Service) ExportOpenVEX(ctx context.Context, orgID int64, sc ExportScope
 	if sc == (ExportScope{}) {
 		b.addUnmet(now)
 	}
-	doc.Statements = b.statements
+	doc.Statements = append([]openvex.Statement{}, b.statements...) // [] rather than null when empty
 	return &doc, nil
 }
 
@@ -148,9 +148,13 @@ type ImportResult struct {
 
 // ImportOpenVEX turns the not_affected statements of an OpenVEX document into rules of the
 // actor's organization, with the document's author as theirs, in one transaction (org_admin
-// only). The whole document is refused when one statement is invalid.
+// only). The whole document is refused when it does not follow our OpenVEX 0.2.0 schema or
+// one statement is invalid.
 func (s *Service) ImportOpenVEX(ctx context.Context, actor appliance.User, data []byte) (ImportResult, error) {
 	if err := mayWrite(actor, StateNotAffected); err != nil {
+		return ImportResult{}, err
+	}
+	if err := validateOpenVEX(data); err != nil {
 		return ImportResult{}, err
 	}
 	doc, err := openvex.Parse(data)
