@@ -22,6 +22,7 @@ type AssetFilter struct {
 	OS                 string    // part of the operating system's name
 	Kind               AssetKind // "" for every kind
 	HasVulnerabilities *bool
+	Tag                string // hosts carrying this tag; "" for all
 	Sort               string // hostname, last_seen, findings, risk
 	Desc               bool
 	Page, PerPage      int
@@ -121,6 +122,8 @@ type ExposureReader interface {
 type ExposureWriter interface {
 	// DeleteAsset removes the host and its installations (live and history); products stay.
 	DeleteAsset(ctx context.Context, orgID, id int64) error
+	// SetAssetTags replaces the host's tags; ErrNotFound when the organization has no such host.
+	SetAssetTags(ctx context.Context, orgID, id int64, tags []string) error
 }
 
 // Page is one page of a list and the size of the whole list.

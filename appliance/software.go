@@ -53,6 +53,7 @@ type Asset struct {
 	// InventoryHash fingerprints the last reconciled inventory (see inventory.Submit).
 	InventoryHash string
 	ProductCount  int           // live installations (lists and detail)
+	Tags          []string      // sorted labels an admin gave the host (lists and detail)
 	Findings      FindingCounts // findings of those installations (lists and detail)
 }
 

@@ -17,6 +17,7 @@ type TriageRule struct {
 	VersionStart   string // inclusive, "" for no lower bound (version_range scope)
 	VersionEnd     string // exclusive, "" for no upper bound (version_range scope)
 	AssetID        int64  // host scope
+	Tag            string // tag scope
 	State          string
 	Justification  string
 	Note           string
@@ -62,7 +63,8 @@ type TriageFinding struct {
 	ContainerImageID int64
 	Product          Product // lean: identity, version, package facts
 	CVEID            string
-	AssetIDs         []int64 // hosts that have the product (or run the image) now
+	AssetIDs         []int64            // hosts that have the product (or run the image) now
+	HostTags         map[int64][]string // the tags of those hosts (shared between findings; read only)
 }
 
 // AppliedTriage is a decision recorded on one finding: of a product (ProductID, CVEID) or of

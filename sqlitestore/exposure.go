@@ -15,17 +15,20 @@ import (
 const exposureAssetColumns = `a.id, a.organization_id, a.hostname, a.fqdn, a.ip_address, a.os_name, a.os_version, a.os_kernel,
 	a.agent_id, a.agent_version, a.created_at, a.last_seen_at, a.last_inventory_at,
 	a.os_id, a.os_version_id, a.os_codename, a.os_build, a.os_arch, a.os_inferred, a.kind,
-	a.product_count, a.finding_count, a.finding_critical, a.finding_high, a.finding_medium, a.finding_low, a.finding_kev`
+	a.product_count, a.finding_count, a.finding_critical, a.finding_high, a.finding_medium, a.finding_low, a.finding_kev,
+	coalesce((SELECT group_concat(tag, ',') FROM (SELECT tag FROM asset_tags WHERE asset_id = a.id ORDER BY tag)), '')`
 
 func scanExposureAsset(s scanner) (appliance.Asset, error) {
 	var a appliance.Asset
 	var created, seen string
 	var inv sql.NullString
+	var tags string
 	c := &a.Findings
 	err := s.Scan(&a.ID, &a.OrganizationID, &a.Hostname, &a.FQDN, &a.IPAddress, &a.OSName, &a.OSVersion, &a.OSKernel,
 		&a.AgentID, &a.AgentVersion, &created, &seen, &inv,
 		&a.OS.ID, &a.OS.VersionID, &a.OS.Codename, &a.OS.Build, &a.OS.Arch, &a.OS.Inferred, &a.Kind,
-		&a.ProductCount, &c.Total, &c.Critical, &c.High, &c.Medium, &c.Low, &c.KEV)
+		&a.ProductCount, &c.Total, &c.Critical, &c.High, &c.Medium, &c.Low, &c.KEV, &tags)
+	a.Tags = splitTags(tags)
 	a.CreatedAt, a.LastSeenAt, a.LastInventoryAt = parseTime(created), parseTime(seen), nullTime(inv)
 	rank := 0
 	switch {
@@ -69,6 +72,10 @@ func (q *queries) ListAssets(ctx context.Context, f appliance.AssetFilter) ([]ap
 	if f.Kind != "" {
 		where = append(where, "a.kind = ?")
 		args = append(args, f.Kind)
+	}
+	if f.Tag != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM asset_tags t WHERE t.asset_id = a.id AND t.tag = ?)")
+		args = append(args, f.Tag)
 	}
 	if f.HasVulnerabilities != nil {
 		if *f.HasVulnerabilities {
@@ -166,6 +173,34 @@ func (q *queries) DeleteAsset(ctx context.Context, orgID, id int64) error {
 		return fmt.Errorf("delete host %d: %w", id, err)
 	}
 	return nil
+}
+
+// SetAssetTags replaces the host's tags.
+func (q *queries) SetAssetTags(ctx context.Context, orgID, id int64, tags []string) error {
+	var found int
+	if err := q.queryRow(ctx, `SELECT count(*) FROM assets WHERE id = ? AND organization_id = ?`, id, orgID).Scan(&found); err != nil {
+		return fmt.Errorf("find host %d: %w", id, err)
+	}
+	if found == 0 {
+		return appliance.ErrNotFound
+	}
+	if _, err := q.exec(ctx, `DELETE FROM asset_tags WHERE asset_id = ?`, id); err != nil {
+		return fmt.Errorf("clear tags of host %d: %w", id, err)
+	}
+	for _, tag := range tags {
+		if _, err := q.exec(ctx, `INSERT OR IGNORE INTO asset_tags (asset_id, tag) VALUES (?, ?)`, id, tag); err != nil {
+			return fmt.Errorf("tag host %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// splitTags reads a comma-joined list of tags (tags hold no commas).
+func splitTags(s string) []string {
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, ",")
 }
 
 // orgCVEs is, per CVE, the organization's installed products it affects: how many, the sum

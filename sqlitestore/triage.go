@@ -14,14 +14,14 @@ import (
 )
 
 const triageRuleColumns = `r.id, r.organization_id, r.cve_id, r.scope, r.product, r.version_start, r.version_end,
-	coalesce(r.asset_id, 0), r.state, r.justification, r.note, r.author, r.expires_at, coalesce(r.created_by, 0), r.created_at,
+	coalesce(r.asset_id, 0), r.tag, r.state, r.justification, r.note, r.author, r.expires_at, coalesce(r.created_by, 0), r.created_at,
 	coalesce(r.updated_by, 0), r.updated_at, r.deleted_at`
 
 func scanTriageRule(s scanner) (appliance.TriageRule, error) {
 	var r appliance.TriageRule
 	var expires, deleted sql.NullString
 	var created, updated string
-	err := s.Scan(&r.ID, &r.OrganizationID, &r.CVEID, &r.Scope, &r.Product, &r.VersionStart, &r.VersionEnd, &r.AssetID,
+	err := s.Scan(&r.ID, &r.OrganizationID, &r.CVEID, &r.Scope, &r.Product, &r.VersionStart, &r.VersionEnd, &r.AssetID, &r.Tag,
 		&r.State, &r.Justification, &r.Note, &r.Author, &expires, &r.CreatedBy, &created, &r.UpdatedBy, &updated, &deleted)
 	r.ExpiresAt, r.DeletedAt = nullTime(expires), nullTime(deleted)
 	r.CreatedAt, r.UpdatedAt = parseTime(created), parseTime(updated)
@@ -56,18 +56,18 @@ func (q *queries) TriageRule(ctx context.Context, orgID, id int64) (appliance.Tr
 
 func (q *queries) CreateTriageRule(ctx context.Context, r appliance.TriageRule) (int64, error) {
 	return q.insert(ctx, `INSERT INTO triage_rules (organization_id, cve_id, scope, product, version_start, version_end,
-		asset_id, state, justification, note, author, expires_at, created_by, created_at, updated_by, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.OrganizationID, r.CVEID, r.Scope, r.Product, r.VersionStart, r.VersionEnd, nullInt(r.AssetID), r.State,
+		asset_id, tag, state, justification, note, author, expires_at, created_by, created_at, updated_by, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.OrganizationID, r.CVEID, r.Scope, r.Product, r.VersionStart, r.VersionEnd, nullInt(r.AssetID), r.Tag, r.State,
 		r.Justification, r.Note, r.Author, timeOrNull(r.ExpiresAt), nullInt(r.CreatedBy), fmtTime(r.CreatedAt),
 		nullInt(r.UpdatedBy), fmtTime(r.UpdatedAt))
 }
 
 func (q *queries) UpdateTriageRule(ctx context.Context, r appliance.TriageRule) error {
 	return q.execOne(ctx, `UPDATE triage_rules SET cve_id = ?, scope = ?, product = ?, version_start = ?, version_end = ?,
-		asset_id = ?, state = ?, justification = ?, note = ?, author = ?, expires_at = ?, updated_by = ?, updated_at = ?,
+		asset_id = ?, tag = ?, state = ?, justification = ?, note = ?, author = ?, expires_at = ?, updated_by = ?, updated_at = ?,
 		deleted_at = ? WHERE id = ? AND organization_id = ? AND deleted_at IS NULL`,
-		r.CVEID, r.Scope, r.Product, r.VersionStart, r.VersionEnd, nullInt(r.AssetID), r.State, r.Justification, r.Note,
+		r.CVEID, r.Scope, r.Product, r.VersionStart, r.VersionEnd, nullInt(r.AssetID), r.Tag, r.State, r.Justification, r.Note,
 		r.Author, timeOrNull(r.ExpiresAt), nullInt(r.UpdatedBy), fmtTime(r.UpdatedAt), timeOrNull(r.DeletedAt), r.ID, r.OrganizationID)
 }
 
@@ -79,6 +79,7 @@ type triageSnapshot struct {
 	VersionStart  string `json:"version_start"`
 	VersionEnd    string `json:"version_end"`
 	AssetID       int64  `json:"asset_id"`
+	Tag           string `json:"tag,omitempty"`
 	State         string `json:"state"`
 	Justification string `json:"justification"`
 	Note          string `json:"note"`
@@ -88,7 +89,7 @@ type triageSnapshot struct {
 
 func (q *queries) AddTriageEvent(ctx context.Context, e appliance.TriageEvent) error {
 	r := e.Rule
-	snap := triageSnapshot{r.CVEID, r.Scope, r.Product, r.VersionStart, r.VersionEnd, r.AssetID, r.State, r.Justification,
+	snap := triageSnapshot{r.CVEID, r.Scope, r.Product, r.VersionStart, r.VersionEnd, r.AssetID, r.Tag, r.State, r.Justification,
 		r.Note, r.Author, ""}
 	if !r.ExpiresAt.IsZero() {
 		snap.ExpiresAt = fmtTime(r.ExpiresAt)
@@ -125,7 +126,7 @@ func (q *queries) TriageEvents(ctx context.Context, orgID, ruleID int64) ([]appl
 		e.At = parseTime(at)
 		e.Rule.ID, e.Rule.CVEID, e.Rule.Scope, e.Rule.Product = e.RuleID, s.CVEID, s.Scope, s.Product
 		e.Rule.VersionStart, e.Rule.VersionEnd, e.Rule.AssetID, e.Rule.State = s.VersionStart, s.VersionEnd, s.AssetID, s.State
-		e.Rule.Justification, e.Rule.Note, e.Rule.Author = s.Justification, s.Note, s.Author
+		e.Rule.Justification, e.Rule.Note, e.Rule.Author, e.Rule.Tag = s.Justification, s.Note, s.Author, s.Tag
 		if s.ExpiresAt != "" {
 			e.Rule.ExpiresAt = parseTime(s.ExpiresAt)
 		}
@@ -165,7 +166,35 @@ func (q *queries) TriageFindings(ctx context.Context, orgID int64) ([]appliance.
 		return nil, err
 	}
 	images, err := q.containerTriageFindings(ctx, orgID)
-	return append(out, images...), err
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, images...)
+	tags, err := q.hostTags(ctx, orgID)
+	for i := range out {
+		out[i].HostTags = tags
+	}
+	return out, err
+}
+
+// hostTags maps each tagged host of the organization to its tags.
+func (q *queries) hostTags(ctx context.Context, orgID int64) (map[int64][]string, error) {
+	rows, err := q.query(ctx, `SELECT t.asset_id, t.tag FROM asset_tags t JOIN assets a ON a.id = t.asset_id
+		WHERE a.organization_id = ? ORDER BY t.asset_id, t.tag`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("read host tags: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var tag string
+		if err := rows.Scan(&id, &tag); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], tag)
+	}
+	return out, rows.Err()
 }
 
 // containerTriageFindings lists the organization's container findings, one per (image, CVE,

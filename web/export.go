@@ -179,7 +179,7 @@ func csvStr(p *string) string {
 // assetsExportPage is how many hosts an export reads at a time.
 var assetsExportPage = 500
 
-var assetCSVHeader = []string{"id", "hostname", "kind", "os_name", "os_version", "os_id", "os_version_id", "agent_version",
+var assetCSVHeader = []string{"id", "hostname", "kind", "tags", "os_name", "os_version", "os_id", "os_version_id", "agent_version",
 	"last_seen_at", "last_inventory_at", "products", "findings", "critical", "high", "medium", "low", "kev"}
 
 // exportAssets streams the hosts the filter selects as CSV, a page of hosts in memory at a
@@ -194,7 +194,7 @@ func (s *Server) exportAssets(w http.ResponseWriter, r *http.Request, f applianc
 			if !a.LastInventoryAt.IsZero() {
 				inv = csvTime(a.LastInventoryAt)
 			}
-			if err = out.row(strconv.FormatInt(a.ID, 10), a.Hostname, string(a.Kind.Or()), a.OSName, a.OSVersion, a.OS.ID, a.OS.VersionID,
+			if err = out.row(strconv.FormatInt(a.ID, 10), a.Hostname, string(a.Kind.Or()), strings.Join(a.Tags, " "), a.OSName, a.OSVersion, a.OS.ID, a.OS.VersionID,
 				a.AgentVersion, csvTime(a.LastSeenAt), inv, strconv.Itoa(a.ProductCount), strconv.Itoa(c.Total), strconv.Itoa(c.Critical),
 				strconv.Itoa(c.High), strconv.Itoa(c.Medium), strconv.Itoa(c.Low), strconv.Itoa(c.KEV)); err != nil {
 				break

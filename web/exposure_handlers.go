@@ -70,6 +70,7 @@ type assetJSON struct {
 	LastInventoryAt *time.Time        `json:"last_inventory_at"`
 	ProductCount    int               `json:"product_count"`
 	Findings        findingCountsJSON `json:"findings"`
+	Tags            []string          `json:"tags"`
 }
 
 func toAssetJSON(a appliance.Asset) assetJSON {
@@ -77,7 +78,11 @@ func toAssetJSON(a appliance.Asset) assetJSON {
 		OS: hostOSJSON{Name: a.OSName, Version: a.OSVersion, Kernel: a.OSKernel, ID: a.OS.ID, VersionID: a.OS.VersionID,
 			Codename: a.OS.Codename, Build: a.OS.Build, Arch: a.OS.Arch, Inferred: a.OS.Inferred},
 		Agent:     agentFactsJSON{ID: a.AgentID, Version: a.AgentVersion},
-		CreatedAt: a.CreatedAt, LastSeenAt: a.LastSeenAt, ProductCount: a.ProductCount, Findings: toFindingCountsJSON(a.Findings)}
+		CreatedAt: a.CreatedAt, LastSeenAt: a.LastSeenAt, ProductCount: a.ProductCount, Findings: toFindingCountsJSON(a.Findings),
+		Tags: a.Tags}
+	if j.Tags == nil {
+		j.Tags = []string{}
+	}
 	if !a.LastInventoryAt.IsZero() {
 		j.LastInventoryAt = &a.LastInventoryAt
 	}
@@ -147,13 +152,13 @@ func (s *Server) listAssets(w http.ResponseWriter, r *http.Request) {
 
 // assetFilter reads the host list's query.
 func assetFilter(r *http.Request, orgID int64) (appliance.AssetFilter, error) {
-	pg, err := listQuery(r, "search", "os", "kind", "has_vulnerabilities", "sort", "order", "format")
+	pg, err := listQuery(r, "search", "os", "kind", "tag", "has_vulnerabilities", "sort", "order", "format")
 	if err != nil {
 		return appliance.AssetFilter{}, err
 	}
 	q := r.URL.Query()
 	f := appliance.AssetFilter{OrganizationID: orgID, Search: q.Get("search"), OS: q.Get("os"), Sort: q.Get("sort"),
-		Kind: appliance.AssetKind(q.Get("kind")),
+		Kind: appliance.AssetKind(q.Get("kind")), Tag: strings.ToLower(strings.TrimSpace(q.Get("tag"))),
 		Page: pg.Page, PerPage: pg.PerPage}
 	if f.HasVulnerabilities, err = queryBool(r, "has_vulnerabilities"); err != nil {
 		return f, err
@@ -224,6 +229,34 @@ func (s *Server) deleteAsset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+type assetTagsJSON struct {
+	Tags []string `json:"tags"`
+}
+
+// setAssetTags replaces a host's tags and answers them as kept.
+func (s *Server) setAssetTags(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(httprouter.ParamsFromContext(r.Context()).ByName("id"), "asset")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var req assetTagsJSON
+	if err := decodeJSON(w, r, smallBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Tags == nil {
+		s.writeError(w, r, appliance.Invalid("tags", "required", "tags is required (an empty list removes every tag)"))
+		return
+	}
+	tags, err := s.exposure.SetAssetTags(r.Context(), currentUser(r), id, req.Tags)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, assetTagsJSON{Tags: tags})
 }
 
 type vulnerabilityJSON struct {

@@ -180,7 +180,7 @@ func TestHostsCSVExport(t *testing.T) {
 		t.Fatalf("CSV %d rows, JSON %d hosts", len(rows), list.Total)
 	}
 	for i, a := range list.Items {
-		if rows[i][1] != a.Hostname || rows[i][2] != "host" || rows[i][11] != fmt.Sprint(a.Findings.Total) {
+		if rows[i][1] != a.Hostname || rows[i][2] != "host" || rows[i][12] != fmt.Sprint(a.Findings.Total) {
 			t.Errorf("row %d = %v, want %s with %d findings", i, rows[i], a.Hostname, a.Findings.Total)
 		}
 	}

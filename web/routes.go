@@ -55,6 +55,7 @@ func (s *Server) apiRoutes() []route {
 		{"GET", "/api/assets", s.person(stageFull, l.global), fn(s.listAssets)},
 		{"GET", "/api/assets/:id", s.person(stageFull, l.global), fn(s.getAsset)},
 		{"DELETE", "/api/assets/:id", s.admin(l.global), fn(s.deleteAsset)},
+		{"PUT", "/api/assets/:id/tags", s.admin(l.global), fn(s.setAssetTags)},
 		{"GET", "/api/vulnerabilities", s.person(stageFull, l.global), fn(s.listVulnerabilities)},
 		{"GET", "/api/findings", s.person(stageFull, l.global), fn(s.listFindings)},
 		{"GET", "/api/vulnerabilities/:cve_id", s.person(stageFull, l.global), fn(s.getVulnerability)},

@@ -19,6 +19,7 @@ type triageRuleRequest struct {
 	VersionStart  string `json:"version_start"`
 	VersionEnd    string `json:"version_end"`
 	AssetID       int64  `json:"asset_id"`
+	Tag           string `json:"tag"`
 	State         string `json:"state"`
 	Justification string `json:"justification"`
 	Note          string `json:"note"`
@@ -28,7 +29,7 @@ type triageRuleRequest struct {
 
 func (req triageRuleRequest) input() triage.Input {
 	return triage.Input{CVEID: req.CVEID, Scope: req.Scope, Product: req.Product, VersionStart: req.VersionStart,
-		VersionEnd: req.VersionEnd, AssetID: req.AssetID, State: req.State, Justification: req.Justification,
+		VersionEnd: req.VersionEnd, AssetID: req.AssetID, Tag: req.Tag, State: req.State, Justification: req.Justification,
 		Note: req.Note, ExpiresAt: req.ExpiresAt}
 }
 
@@ -40,6 +41,7 @@ type triageRuleJSON struct {
 	VersionStart  *string    `json:"version_start"`
 	VersionEnd    *string    `json:"version_end"`
 	AssetID       *int64     `json:"asset_id"`
+	Tag           *string    `json:"tag"`
 	State         string     `json:"state"`
 	Justification *string    `json:"justification"`
 	Note          string     `json:"note"`
@@ -65,7 +67,7 @@ func optTime(t time.Time) *time.Time {
 
 func toTriageRuleJSON(r appliance.TriageRule) triageRuleJSON {
 	j := triageRuleJSON{ID: r.ID, CVEID: optString(r.CVEID), Scope: r.Scope, Product: optString(r.Product),
-		VersionStart: optString(r.VersionStart), VersionEnd: optString(r.VersionEnd), State: r.State,
+		VersionStart: optString(r.VersionStart), VersionEnd: optString(r.VersionEnd), Tag: optString(r.Tag), State: r.State,
 		Justification: optString(r.Justification), Note: r.Note, Author: r.Author, ExpiresAt: optTime(r.ExpiresAt),
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.AssetID != 0 {

@@ -30,6 +30,9 @@ func withTriage(clk *fakeClock, into **triage.Service) envOption {
 		if d.Inventory != nil {
 			d.Inventory.OnFindingsChanged(refresh)
 		}
+		if d.Exposure != nil {
+			d.Exposure.OnFindingsChanged(refresh)
+		}
 	})
 }
 
@@ -165,7 +168,13 @@ func TestTriageRulesValidation(t *testing.T) {
 			map[string]any{"expires_at": "2020-01-01"}), w.alice, 400, wantField("expires_at")},
 		{"bad expiry", "POST", "/api/triage/rules", ruleBody("CVE-2022-0778", "organization", "accepted_risk",
 			map[string]any{"expires_at": "soon"}), w.alice, 400, wantField("expires_at")},
-		{"hosts have no tags", "POST", "/api/triage/rules", ruleBody("CVE-2022-0778", "tag", "fixed", nil), w.alice, 400, wantField("scope")},
+		{"tag rule needs a tag", "POST", "/api/triage/rules", ruleBody("CVE-2022-0778", "tag", "fixed", nil), w.alice, 400, wantField("tag")},
+		{"bad tag", "POST", "/api/triage/rules", ruleBody("CVE-2022-0778", "tag", "fixed", map[string]any{"tag": "prod env"}),
+			w.alice, 400, wantField("tag")},
+		{"tag rule names no host", "POST", "/api/triage/rules", ruleBody("CVE-2022-0778", "tag", "fixed",
+			map[string]any{"tag": "prod", "asset_id": globexHost}), w.alice, 400, wantField("tag")},
+		{"only a tag rule names a tag", "POST", "/api/triage/rules", ruleBody("CVE-2022-0778", "organization", "fixed",
+			map[string]any{"tag": "prod"}), w.alice, 400, wantField("tag")},
 		{"unknown scope", "POST", "/api/triage/rules", ruleBody("CVE-2022-0778", "galaxy", "fixed", nil), w.alice, 400, wantField("scope")},
 		{"bad CVE id", "POST", "/api/triage/rules", ruleBody("CVE-22-1", "organization", "fixed", nil), w.alice, 400, wantField("cve_id")},
 		{"every CVE needs a product", "POST", "/api/triage/rules", ruleBody("", "organization", "fixed", map[string]any{"note": "x"}),

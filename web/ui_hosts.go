@@ -1,8 +1,10 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -87,6 +89,23 @@ func (s *Server) hostDeleteSubmit(w http.ResponseWriter, r *http.Request) {
 		err = s.exposure.DeleteAsset(r.Context(), currentUser(r).OrganizationID, id)
 	}
 	s.done(w, r, "/hosts", err, "Host deleted.")
+}
+
+// hostTagsSubmit replaces a host's tags (admins) from a comma-separated field.
+func (s *Server) hostTagsSubmit(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(httprouter.ParamsFromContext(r.Context()).ByName("id"), "host")
+	if err != nil {
+		s.uiError(w, r, err)
+		return
+	}
+	tags := []string{}
+	for _, t := range strings.Split(r.PostFormValue("tags"), ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	_, err = s.exposure.SetAssetTags(r.Context(), currentUser(r), id, tags)
+	s.done(w, r, fmt.Sprintf("/hosts/%d", id), err, "Tags saved.")
 }
 
 type vulnerabilitiesView struct {

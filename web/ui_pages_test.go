@@ -46,7 +46,7 @@ func TestUIPagesByRole(t *testing.T) {
 		{path: "/", want: []string{"<h1>Overview</h1>", "OpenSSL", `id="riskiest-hosts"`, "web-01"}},
 		{path: "/hosts", want: []string{"web-01", `id="hosts"`}},
 		{path: "/hosts?sort=findings&order=desc&has_vulnerabilities=true", want: []string{"web-01"}},
-		{path: "/hosts/" + hostLink[1], want: []string{"web-01", "OpenSSL", "Totally Unknown Widget", `id="history"`}, adminOnly: []string{"Delete host"}},
+		{path: "/hosts/" + hostLink[1], want: []string{"web-01", "OpenSSL", "Totally Unknown Widget", `id="history"`, `id="tags"`}, adminOnly: []string{"Delete host", `id="tags-form"`}},
 		{path: "/vulnerabilities?search=" + cve, want: []string{cve, `id="vulnerabilities"`}},
 		{path: "/vulnerabilities", want: []string{"CVE-2015-", `id="vulnerabilities"`}},
 		{path: "/vulnerabilities?kev=true&sort=hosts", want: []string{"Vulnerabilities"}},
@@ -115,6 +115,7 @@ func TestUIPagesByRole(t *testing.T) {
 		{productPath(unknown) + "/tracking", url.Values{"not_tracked": {"true"}}},
 		{"/admin/users", url.Values{"username": {"mallory"}, "role": {"org_admin"}, "password": {"long enough password"}}},
 		{"/hosts/" + hostLink[1] + "/delete", nil},
+		{"/hosts/" + hostLink[1] + "/tags", url.Values{"tags": {"sneaky"}}},
 	} {
 		if res := w.member.form(t, f.path, f.vals); res.Status != 403 {
 			t.Errorf("member POST %s: %d, want 403", f.path, res.Status)
@@ -123,9 +124,10 @@ func TestUIPagesByRole(t *testing.T) {
 	if got := w.keyCount(t); got != before {
 		t.Errorf("agent keys %d after the member's refused form, want %d", got, before)
 	}
-	if res := w.member.page(t, "/hosts/"+hostLink[1]); res.Status != 200 {
-		t.Errorf("the host is gone after the member's refused delete: %d", res.Status)
+	if res := w.member.page(t, "/hosts/"+hostLink[1]); res.Status != 200 || strings.Contains(string(res.Body), "sneaky") {
+		t.Errorf("the host is gone after the member's refused delete, or tagged by the refused form: %d", res.Status)
 	}
+	w.hostTagsByForm(t, hostLink[1])
 	p := w.product(t, unknown)
 	if p.Identity.Vendor != "" || p.Resolution != appliance.ResolutionUnresolved {
 		t.Errorf("the member's refused confirmation changed the product: %+v", p.Identity)
@@ -308,5 +310,33 @@ func TestUIMailPreferences(t *testing.T) {
 	}
 	if page := string(c.page(t, "/account").Body); !strings.Contains(page, `value="alice@example.com"`) {
 		t.Error("the account page does not show the saved address")
+	}
+}
+
+// hostTagsByForm has an admin tag a host from its page, sees the tags there and in the
+// filtered list, gets a bad tag refused with a message, and clears them.
+func (w *uiWorld) hostTagsByForm(t *testing.T, id string) {
+	t.Helper()
+	path := "/hosts/" + id
+	w.admin.page(t, path)
+	res := w.admin.form(t, path+"/tags", url.Values{"tags": {" Prod, dmz ,,prod"}})
+	body := string(res.Body)
+	if res.Status != 200 || !strings.Contains(body, "Tags saved.") || !strings.Contains(body, `href="/hosts?tag=dmz"`) ||
+		!strings.Contains(body, `value="dmz, prod"`) {
+		t.Errorf("tags form: %d %.2000s", res.Status, body)
+	}
+	if list := string(w.member.page(t, "/hosts?tag=prod").Body); !strings.Contains(list, "web-01") || !strings.Contains(list, `href="/hosts?tag=prod"`) {
+		t.Errorf("the hosts tagged prod lack web-01: %.2000s", list)
+	}
+	if list := string(w.member.page(t, "/hosts?tag=staging").Body); strings.Contains(list, "web-01") {
+		t.Error("web-01 is listed under a tag it does not carry")
+	}
+	res = w.admin.form(t, path+"/tags", url.Values{"tags": {"prod, not ok"}})
+	if body := string(res.Body); !strings.Contains(body, "a tag has 1 to 64 characters") || !strings.Contains(body, `value="dmz, prod"`) {
+		t.Errorf("a bad tag: %d %.2000s", res.Status, body)
+	}
+	res = w.admin.form(t, path+"/tags", url.Values{"tags": {""}})
+	if body := string(res.Body); strings.Contains(body, `href="/hosts?tag=`) {
+		t.Errorf("tags left after clearing them: %.2000s", body)
 	}
 }

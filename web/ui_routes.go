@@ -35,6 +35,7 @@ func (s *Server) uiRoutes() []route {
 		{"GET", "/hosts", full, fn(s.hostsPage)},
 		{"GET", "/hosts/:id", full, fn(s.hostPage)},
 		{"POST", "/hosts/:id/delete", admin, fn(s.hostDeleteSubmit)},
+		{"POST", "/hosts/:id/tags", admin, fn(s.hostTagsSubmit)},
 		{"GET", "/vulnerabilities", full, fn(s.vulnerabilitiesPage)},
 		{"GET", "/vulnerabilities/:cve_id", full, fn(s.vulnerabilityPage)},
 		{"GET", "/products", full, fn(s.productsPage)},
@@ -105,6 +106,7 @@ func uiFuncs(version string) template.FuncMap {
 		"sev":  func(s string) string { return strings.ToLower(s) },
 		"add":  func(a, b int) int { return a + b },
 		"list": func(v ...any) []any { return v },
+		"join": strings.Join,
 		// setq is the current URL's query with one parameter changed (and the page reset
 		// unless the parameter is the page).
 		"setq": func(q url.Values, name, value string) string {

@@ -162,6 +162,27 @@ func (s *Service) DeleteAsset(ctx context.Context, orgID, id int64) error {
 	return nil
 }
 
+// SetAssetTags replaces a host's tags (organization admins only) and returns them as kept:
+// lowercased, sorted, each once. Triage rules scoped to a tag are applied again afterwards,
+// as after any change of findings.
+func (s *Service) SetAssetTags(ctx context.Context, actor appliance.User, id int64, tags []string) ([]string, error) {
+	if actor.Role != appliance.RoleOrgAdmin {
+		return nil, appliance.Forbidden("only an organization admin may tag hosts")
+	}
+	clean, err := appliance.NormalizeTags(tags)
+	if err != nil {
+		return nil, err
+	}
+	err = s.store.InTx(ctx, func(tx appliance.Tx) error { return tx.SetAssetTags(ctx, actor.OrganizationID, id, clean) })
+	if err != nil {
+		return nil, assetErr(err, id)
+	}
+	if s.afterChange != nil {
+		s.afterChange(context.WithoutCancel(ctx))
+	}
+	return clean, nil
+}
+
 func assetErr(err error, id int64) error {
 	if errors.Is(err, appliance.ErrNotFound) {
 		return appliance.NotFound("asset %d does not exist", id)

@@ -162,7 +162,7 @@ func vulnerabilityName(v openvex.Vulnerability) string {
 // sameRule reports whether two rules decide the same thing the same way.
 func sameRule(a, b appliance.TriageRule) bool {
 	return a.CVEID == b.CVEID && a.Scope == b.Scope && a.Product == b.Product && a.VersionStart == b.VersionStart &&
-		a.VersionEnd == b.VersionEnd && a.AssetID == b.AssetID && a.State == b.State && a.Justification == b.Justification
+		a.VersionEnd == b.VersionEnd && a.AssetID == b.AssetID && a.Tag == b.Tag && a.State == b.State && a.Justification == b.Justification
 }
 
 // hasSame reports whether rules hold one in force that decides like r.

@@ -39,11 +39,11 @@ const (
 	ScopeVersionRange = "version_range"
 	ScopeProduct      = "product"
 	ScopeOrganization = "organization"
-	ScopeTag          = "tag" // refused: hosts carry no tags yet
+	ScopeTag          = "tag" // every host having the product carries the tag
 )
 
 // Scopes lists the accepted scopes.
-var Scopes = []string{ScopeHost, ScopeVersionRange, ScopeProduct, ScopeOrganization}
+var Scopes = []string{ScopeHost, ScopeTag, ScopeVersionRange, ScopeProduct, ScopeOrganization}
 
 // Suppresses reports whether findings in state leave counts, lists and SLAs.
 func Suppresses(state string) bool {
@@ -94,6 +94,9 @@ func validateScope(r *appliance.TriageRule) error {
 		}
 		r.Product = id
 	}
+	if r.Scope != ScopeTag && r.Tag != "" {
+		return appliance.Invalid("tag", "scope", "only a tag rule names a tag")
+	}
 	switch r.Scope {
 	case ScopeOrganization:
 		if r.Product != "" || r.AssetID != 0 || r.VersionStart != "" || r.VersionEnd != "" {
@@ -120,7 +123,14 @@ func validateScope(r *appliance.TriageRule) error {
 			return appliance.Invalid("asset_id", "required", "a host rule names the host (asset_id) and no versions")
 		}
 	case ScopeTag:
-		return appliance.Invalid("scope", "enum", "hosts carry no tags yet, so no rule can be scoped to a tag")
+		tag, err := appliance.NormalizeTag(r.Tag, "tag")
+		if err != nil {
+			return err
+		}
+		if r.AssetID != 0 || r.VersionStart != "" || r.VersionEnd != "" {
+			return appliance.Invalid("tag", "fields", "a tag rule names the tag and no host or versions")
+		}
+		r.Tag = tag
 	default:
 		return appliance.Invalid("scope", "enum", "scope must be one of %s", strings.Join(Scopes, ", "))
 	}
@@ -232,6 +242,8 @@ func Applies(r appliance.TriageRule, f appliance.TriageFinding, assetID int64) b
 		}
 	case ScopeHost:
 		return assetID != 0 && assetID == r.AssetID
+	case ScopeTag:
+		return assetID != 0 && slices.Contains(f.HostTags[assetID], r.Tag)
 	}
 	return true
 }
@@ -241,14 +253,17 @@ func exactly(r appliance.TriageRule, v string) bool {
 	return r.VersionStart == r.VersionEnd && version.Compare(v, r.VersionEnd) == 0
 }
 
-// rank orders rules by specificity: a narrower scope wins, then the newer rule.
+// rank orders rules by specificity: a narrower scope wins, then the newer rule. A tag rule
+// stands above only an organization-wide one.
 func rank(r appliance.TriageRule) int {
 	switch r.Scope {
 	case ScopeHost:
-		return 3
+		return 4
 	case ScopeVersionRange:
-		return 2
+		return 3
 	case ScopeProduct:
+		return 2
+	case ScopeTag:
 		return 1
 	}
 	return 0
@@ -262,8 +277,9 @@ func better(a, b appliance.TriageRule) bool {
 }
 
 // Decide returns the decision in force on f at now, or nil. A rule that covers the product as
-// a whole decides; host rules decide only when they cover every host that has the product
-// now (a new host outside their scope brings the finding back). Expired rules are ignored.
+// a whole decides; host rules, and tag rules, decide only when they cover every host that has
+// the product now (a new host outside their scope, or a host losing the tag, brings the
+// finding back). Expired rules are ignored.
 func Decide(rules []appliance.TriageRule, f appliance.TriageFinding, now time.Time) *appliance.TriageState {
 	var best *appliance.TriageRule
 	pick := func(r *appliance.TriageRule) {
@@ -271,22 +287,24 @@ func Decide(rules []appliance.TriageRule, f appliance.TriageFinding, now time.Ti
 			best = r
 		}
 	}
-	var hostRules []*appliance.TriageRule
+	perHost := map[string][]*appliance.TriageRule{}
 	for i := range rules {
 		r := &rules[i]
 		if !r.ExpiresAt.IsZero() && !now.Before(r.ExpiresAt) {
 			continue
 		}
-		if r.Scope == ScopeHost {
-			hostRules = append(hostRules, r)
+		if r.Scope == ScopeHost || r.Scope == ScopeTag {
+			perHost[r.Scope] = append(perHost[r.Scope], r)
 			continue
 		}
 		if Applies(*r, f, 0) {
 			pick(r)
 		}
 	}
-	if hr := hostDecision(hostRules, f); hr != nil {
-		pick(hr)
+	for _, scope := range []string{ScopeHost, ScopeTag} {
+		if hr := hostDecision(perHost[scope], f); hr != nil {
+			pick(hr)
+		}
 	}
 	if best == nil {
 		return nil
@@ -295,8 +313,8 @@ func Decide(rules []appliance.TriageRule, f appliance.TriageFinding, now time.Ti
 		ExpiresAt: best.ExpiresAt, Suppresses: Suppresses(best.State)}
 }
 
-// hostDecision is the host rule standing for f when host rules cover every host of f's
-// product, all in one state: the newest of those.
+// hostDecision is the rule standing for f when rules of one per-host scope (host or tag)
+// cover every host of f's product, all in one state: the newest of those.
 func hostDecision(rules []*appliance.TriageRule, f appliance.TriageFinding) *appliance.TriageRule {
 	if len(rules) == 0 || len(f.AssetIDs) == 0 {
 		return nil

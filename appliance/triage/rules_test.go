@@ -2,6 +2,7 @@ package triage
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +55,12 @@ func TestValidate(t *testing.T) {
 		{"range upside down", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeVersionRange, Product: product, VersionStart: "2", VersionEnd: "1", State: StateFixed}, "version_end"},
 		{"host", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeHost, AssetID: 3, State: StateExploitable}, ""},
 		{"host with versions", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeHost, AssetID: 3, VersionEnd: "2", State: StateFixed}, "asset_id"},
-		{"tag", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeTag, State: StateFixed}, "scope"},
+		{"tag", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeTag, Tag: " Prod ", State: StateFixed}, ""},
+		{"tag without a tag", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeTag, State: StateFixed}, "tag"},
+		{"tag too long", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeTag, Tag: strings.Repeat("a", 65), State: StateFixed}, "tag"},
+		{"tag with a host", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeTag, Tag: "prod", AssetID: 3, State: StateFixed}, "tag"},
+		{"tag with a product", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeTag, Tag: "prod", Product: product, State: StateFixed}, ""},
+		{"a tag outside the tag scope", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeHost, AssetID: 3, Tag: "prod", State: StateFixed}, "tag"},
 		{"not_affected without justification", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeOrganization, State: StateNotAffected}, "justification"},
 		{"not_affected", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeOrganization, State: StateNotAffected, Justification: "component_not_present"}, ""},
 		{"accepted_risk without expiry", appliance.TriageRule{CVEID: "CVE-2022-0778", Scope: ScopeOrganization, State: StateAcceptedRisk}, "expires_at"},
@@ -83,6 +89,12 @@ func finding(version string, hosts ...int64) appliance.TriageFinding {
 	return appliance.TriageFinding{ProductID: 7, Product: p, CVEID: "CVE-2022-0778", AssetIDs: hosts}
 }
 
+// tagged gives hosts 1 and 2 the tag prod, and host 3 the tag dmz.
+func tagged(f appliance.TriageFinding) appliance.TriageFinding {
+	f.HostTags = map[int64][]string{1: {"prod"}, 2: {"linux", "prod"}, 3: {"dmz"}}
+	return f
+}
+
 func TestDecide(t *testing.T) {
 	const cve, product = "CVE-2022-0778", "cpe:2.3:a:openssl:openssl"
 	org := appliance.TriageRule{ID: 1, CVEID: cve, Scope: ScopeOrganization, State: StateExploitable}
@@ -95,6 +107,9 @@ func TestDecide(t *testing.T) {
 	host2 := appliance.TriageRule{ID: 8, CVEID: cve, Scope: ScopeHost, AssetID: 2, State: StateFalsePositive}
 	host2Other := appliance.TriageRule{ID: 9, CVEID: cve, Scope: ScopeHost, AssetID: 2, State: StateExploitable}
 	exact := appliance.TriageRule{ID: 11, CVEID: cve, Scope: ScopeVersionRange, Product: product, VersionStart: "1.1.1k", VersionEnd: "1.1.1k", State: StateNotAffected}
+	tagProd := appliance.TriageRule{ID: 12, CVEID: cve, Scope: ScopeTag, Tag: "prod", State: StateAcceptedRisk, ExpiresAt: now.Add(time.Hour)}
+	tagDMZ := appliance.TriageRule{ID: 13, CVEID: cve, Scope: ScopeTag, Tag: "dmz", Product: product, State: StateAcceptedRisk, ExpiresAt: now.Add(time.Hour)}
+	tagDMZOther := appliance.TriageRule{ID: 14, CVEID: cve, Scope: ScopeTag, Tag: "dmz", State: StateExploitable}
 	expired := appliance.TriageRule{ID: 10, CVEID: cve, Scope: ScopeVersionRange, Product: product, VersionEnd: "9", State: StateAcceptedRisk, ExpiresAt: now}
 	for _, tc := range []struct {
 		name     string
@@ -119,6 +134,14 @@ func TestDecide(t *testing.T) {
 		{"no host has it", []appliance.TriageRule{host1}, finding("1.1.1k"), 0},
 		{"exactly the version", []appliance.TriageRule{exact}, finding("1.1.1k", 1), 11},
 		{"not the next one", []appliance.TriageRule{exact}, finding("1.1.1l", 1), 0},
+		{"every host carries the tag", []appliance.TriageRule{tagProd}, tagged(finding("1.1.1k", 1, 2)), 12},
+		{"a host without the tag", []appliance.TriageRule{tagProd}, tagged(finding("1.1.1k", 1, 2, 3)), 0},
+		{"tags of one state cover every host", []appliance.TriageRule{tagProd, tagDMZ}, tagged(finding("1.1.1k", 1, 2, 3)), 13},
+		{"tags disagree", []appliance.TriageRule{tagProd, tagDMZOther}, tagged(finding("1.1.1k", 1, 2, 3)), 0},
+		{"tag beats organization", []appliance.TriageRule{tagProd, org}, tagged(finding("1.1.1k", 1)), 12},
+		{"product beats tag", []appliance.TriageRule{prod, tagProd}, tagged(finding("1.1.1k", 1)), 2},
+		{"host beats tag", []appliance.TriageRule{host1, tagProd}, tagged(finding("1.1.1k", 1)), 7},
+		{"untagged host, org decides", []appliance.TriageRule{org, tagProd}, tagged(finding("1.1.1k", 3)), 1},
 		{"expired", []appliance.TriageRule{expired}, finding("1.1.1k", 1), 0},
 		{"expired leaves the next one", []appliance.TriageRule{org, expired}, finding("1.1.1k", 1), 1},
 	} {

@@ -44,6 +44,7 @@ type Input struct {
 	VersionStart  string
 	VersionEnd    string
 	AssetID       int64
+	Tag           string
 	State         string
 	Justification string
 	Note          string
@@ -76,7 +77,7 @@ func (s *Service) rule(actor appliance.User, in Input) (appliance.TriageRule, er
 		author = actor.Username
 	}
 	r := appliance.TriageRule{OrganizationID: actor.OrganizationID, CVEID: in.CVEID, Scope: in.Scope, Product: in.Product,
-		VersionStart: strings.TrimSpace(in.VersionStart), VersionEnd: strings.TrimSpace(in.VersionEnd), AssetID: in.AssetID,
+		VersionStart: strings.TrimSpace(in.VersionStart), VersionEnd: strings.TrimSpace(in.VersionEnd), AssetID: in.AssetID, Tag: in.Tag,
 		State: in.State, Justification: in.Justification, Note: in.Note, Author: author, ExpiresAt: exp}
 	if err := Validate(&r, s.Now()); err != nil {
 		return r, err
