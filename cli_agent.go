@@ -15,6 +15,7 @@ import (
 
 	"github.com/vulnkeeper/vulnkeeper/appliance/agentrun"
 	"github.com/vulnkeeper/vulnkeeper/appliance/collect"
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 	"github.com/vulnkeeper/vulnkeeper/web"
 )
 
@@ -58,7 +59,9 @@ func (c *cli) agentCommand() *cobra.Command {
 }
 
 func (c *cli) runAgent(ctx context.Context, f agentFlags) error {
-	collectHost := func() (collect.Inventory, error) { return agentrun.LocalHost(f.root, collect.LocalRegistry()) }
+	collectHost := func() (collect.Inventory, error) {
+		return agentrun.LocalHost(f.root, collect.LocalRegistry(), sqlitestore.EachRPMHeader)
+	}
 	if f.dryRun {
 		return c.printInventory(collectHost)
 	}

@@ -13,9 +13,10 @@ import (
 )
 
 // LocalHost collects this machine: its packages and OS from its root filesystem (or the
-// registry on Windows, given as reg), and its names and primary address.
-func LocalHost(root string, reg collect.Registry) (collect.Inventory, error) {
-	h := collect.Host{FS: os.DirFS(root), Root: root, GOOS: runtime.GOOS, Arch: runtime.GOARCH, Registry: reg}
+// registry on Windows, given as reg; rpm sqlite databases read with rpm), and its names and
+// primary address.
+func LocalHost(root string, reg collect.Registry, rpm collect.RPMHeaders) (collect.Inventory, error) {
+	h := collect.Host{FS: os.DirFS(root), Root: root, GOOS: runtime.GOOS, Arch: runtime.GOARCH, Registry: reg, RPMHeaders: rpm}
 	o, prods, err := collect.Collect(h)
 	if err != nil {
 		return collect.Inventory{}, err

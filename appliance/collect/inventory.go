@@ -53,14 +53,15 @@ type Product struct {
 }
 
 // Host says where to read: the root filesystem (os.DirFS("/") on a real host), its path on
-// disk (for the rpm database, which is opened as a file), the platform, and the registry on
-// Windows.
+// disk (for the rpm database, which is opened as a file, through RPMHeaders when it is a
+// SQLite one), the platform, and the registry on Windows.
 type Host struct {
-	FS       fs.FS
-	Root     string
-	GOOS     string
-	Arch     string
-	Registry Registry
+	FS         fs.FS
+	Root       string
+	GOOS       string
+	Arch       string
+	Registry   Registry
+	RPMHeaders RPMHeaders
 }
 
 // Collect gathers the operating system and every product the platform's collectors find.
@@ -110,7 +111,7 @@ func collectLinux(h Host) (OS, []Product, error) {
 		}
 		prods = append(prods, p...)
 	}
-	p, err := RPM(h.FS, h.Root)
+	p, err := RPM(h.FS, h.Root, h.RPMHeaders)
 	if err != nil {
 		return OS{}, nil, err
 	}

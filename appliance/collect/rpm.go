@@ -1,19 +1,20 @@
 package collect
 
 import (
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	rpmdb "github.com/knqyf263/go-rpmdb/pkg"
-	_ "modernc.org/sqlite" // the rpm sqlite database (RHEL 9, Fedora) is read with our SQLite driver
 )
+
+// RPMHeaders calls fn with the header blob of every package of an rpm sqlite database file
+// (sqlitestore.EachRPMHeader: the SQL stays in the store package).
+type RPMHeaders func(file string, fn func(blob []byte) error) error
 
 // ErrRPMNDB: SUSE's ndb rpm database (Packages.db) has no pure-Go reader here.
 var ErrRPMNDB = errors.New("the rpm ndb database (Packages.db) is not supported")
@@ -28,9 +29,9 @@ var rpmDBs = []struct{ path, kind string }{
 }
 
 // RPM lists the packages of the rpm database found under root (the host's root on disk;
-// fsys is used to find it). sqlite databases are read with modernc SQLite, Berkeley DB ones
-// with go-rpmdb.
-func RPM(fsys fs.FS, root string) ([]Product, error) {
+// fsys is used to find it). sqlite databases are read through headers, Berkeley DB ones with
+// go-rpmdb.
+func RPM(fsys fs.FS, root string, headers RPMHeaders) ([]Product, error) {
 	for _, db := range rpmDBs {
 		if _, err := fs.Stat(fsys, db.path); err != nil {
 			continue
@@ -42,7 +43,7 @@ func RPM(fsys fs.FS, root string) ([]Product, error) {
 		)
 		switch db.kind {
 		case "sqlite":
-			prods, err = rpmSQLite(file)
+			prods, err = rpmSQLite(file, headers)
 		case "bdb":
 			prods, err = rpmBDB(file)
 		default:
@@ -79,33 +80,22 @@ func (p rpmPackage) product() Product {
 	return out
 }
 
-func rpmSQLite(file string) ([]Product, error) {
-	dsn := "file:" + (&url.URL{Path: file}).EscapedPath() + "?mode=ro&_pragma=query_only(1)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, err
+func rpmSQLite(file string, headers RPMHeaders) ([]Product, error) {
+	if headers == nil {
+		return nil, errors.New("no reader for rpm sqlite databases")
 	}
-	defer db.Close()
-	rows, err := db.Query("SELECT blob FROM Packages")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []Product
-	for rows.Next() {
-		var blob []byte
-		if err := rows.Scan(&blob); err != nil {
-			return nil, err
-		}
+	err := headers(file, func(blob []byte) error {
 		p, err := parseRPMHeader(blob)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if p.name != "gpg-pubkey" { // imported signing keys, not software
 			out = append(out, p.product())
 		}
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 func rpmBDB(file string) ([]Product, error) {

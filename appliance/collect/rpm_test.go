@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/sqlitestore"
 )
 
 const rpmQueryFormat = `%{NAME}\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\t%{ARCH}\t%{SOURCERPM}\t%{VENDOR}\n`
@@ -86,7 +88,7 @@ func TestRPMSQLiteDatabase(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dbpath, "rpmdb.sqlite")); err != nil {
 		t.Fatal(err)
 	}
-	prods, err := RPM(os.DirFS(root), root)
+	prods, err := RPM(os.DirFS(root), root, sqlitestore.EachRPMHeader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func TestRPMBerkeleyDatabase(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dst, "Packages"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prods, err := RPM(os.DirFS(root), root)
+	prods, err := RPM(os.DirFS(root), root, sqlitestore.EachRPMHeader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestRPMBerkeleyDatabase(t *testing.T) {
 }
 
 func TestRPMNDBRefused(t *testing.T) {
-	_, err := RPM(mapFS(map[string]string{"usr/lib/sysimage/rpm/Packages.db": "x"}), "/nonexistent")
+	_, err := RPM(mapFS(map[string]string{"usr/lib/sysimage/rpm/Packages.db": "x"}), "/nonexistent", sqlitestore.EachRPMHeader)
 	if err == nil || !strings.Contains(err.Error(), "ndb") {
 		t.Fatalf("err = %v", err)
 	}
