@@ -12,23 +12,7 @@ import (
 // product, names with an unresolved version) gets every kept count right when 0010 runs.
 func TestCountsMigrationBackfills(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", dsn(path, DefaultOptions(), false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range all {
-		if m.name >= "0010" {
-			break
-		}
-		if err := applyMigration(ctx, db, m); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-	}
+	path, db := databaseBefore(t, "0010")
 	const at = `'2026-01-01T00:00:00Z'`
 	for _, q := range []string{
 		`INSERT INTO organizations (id, name, created_at) VALUES (1, 'acme', ` + at + `)`,
@@ -79,4 +63,28 @@ func TestCountsMigrationBackfills(t *testing.T) {
 	if err := st.reader.QueryRowContext(ctx, `SELECT count(*) FROM reported_names`).Scan(&tracked); err != nil || tracked != 2 {
 		t.Errorf("%d names tracked (%v), want 2: v lib and w tool have an unresolved version, v gone none", tracked, err)
 	}
+}
+
+// databaseBefore is a new database file with the migrations before version applied, as an
+// installation of that time left it; the caller opens the store on path to run the rest.
+func databaseBefore(t *testing.T, version string) (string, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", dsn(path, DefaultOptions(), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if m.name >= version {
+			break
+		}
+		if err := applyMigration(context.Background(), db, m); err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+	}
+	return path, db
 }

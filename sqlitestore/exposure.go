@@ -231,6 +231,26 @@ func scanVulnerability(s scanner, extra ...any) (appliance.VulnerabilitySummary,
 	return v, err
 }
 
+// cveConditions adds the filters the CVE and finding lists share, on cves c and kev k: a
+// severity (unknown: none of the four), in KEV or not, and a fix known or not (fixed is the
+// condition that holds when one is).
+func cveConditions(where []string, args []any, severity string, kev, fix *bool, fixed string) ([]string, []any) {
+	switch severity {
+	case "":
+	case "unknown":
+		where = append(where, "coalesce(c.severity, '') NOT IN ('critical', 'high', 'medium', 'low')")
+	default:
+		where, args = append(where, "c.severity = ?"), append(args, severity)
+	}
+	if kev != nil {
+		where = append(where, map[bool]string{true: "k.cve_id IS NOT NULL", false: "k.cve_id IS NULL"}[*kev])
+	}
+	if fix != nil {
+		where = append(where, map[bool]string{true: fixed, false: "NOT (" + fixed + ")"}[*fix])
+	}
+	return where, args
+}
+
 // ListVulnerabilities pages the CVEs affecting the organization's installed products.
 func (q *queries) ListVulnerabilities(ctx context.Context, f appliance.VulnerabilityFilter) ([]appliance.VulnerabilitySummary, int, error) {
 	var where []string
@@ -240,20 +260,7 @@ func (q *queries) ListVulnerabilities(ctx context.Context, f appliance.Vulnerabi
 		where = append(where, `(e.cve_id LIKE ? ESCAPE '\' OR c.description LIKE ? ESCAPE '\')`)
 		args = append(args, like, like)
 	}
-	if f.Severity != "" {
-		if f.Severity == "unknown" {
-			where = append(where, "coalesce(c.severity, '') NOT IN ('critical', 'high', 'medium', 'low')")
-		} else {
-			where = append(where, "c.severity = ?")
-			args = append(args, f.Severity)
-		}
-	}
-	if f.KEV != nil {
-		where = append(where, map[bool]string{true: "k.cve_id IS NOT NULL", false: "k.cve_id IS NULL"}[*f.KEV])
-	}
-	if f.FixAvailable != nil {
-		where = append(where, map[bool]string{true: "e.fix = 1", false: "e.fix = 0"}[*f.FixAvailable])
-	}
+	where, args = cveConditions(where, args, f.Severity, f.KEV, f.FixAvailable, "e.fix = 1")
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")

@@ -11,7 +11,7 @@ import (
 
 // findingColumns are a finding row: the product's facts, the match's, the CVE data's.
 const findingColumns = `p.id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product, p.criticality, p.asset_count,
-	m.id, m.cve_id, lower(coalesce(c.severity, '')), c.score, k.cve_id IS NOT NULL, k.due_date,
+	m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL, k.due_date,
 	m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, ` + epssColumns
 
 const findingFrom = ` FROM matches m JOIN products p ON p.id = m.product_id
@@ -30,20 +30,7 @@ func findingWhere(f appliance.FindingFilter) (string, []any) {
 		where = append(where, `(m.cve_id LIKE ? ESCAPE '\' OR p.name LIKE ? ESCAPE '\')`)
 		args = append(args, like, like)
 	}
-	if f.Severity != "" {
-		if f.Severity == "unknown" {
-			where = append(where, "coalesce(c.severity, '') = ''")
-		} else {
-			where = append(where, "lower(c.severity) = ?")
-			args = append(args, f.Severity)
-		}
-	}
-	if f.KEV != nil {
-		where = append(where, map[bool]string{true: "k.cve_id IS NOT NULL", false: "k.cve_id IS NULL"}[*f.KEV])
-	}
-	if f.FixAvailable != nil {
-		where = append(where, map[bool]string{true: "m.fix_state = 'fixed'", false: "m.fix_state <> 'fixed'"}[*f.FixAvailable])
-	}
+	where, args = cveConditions(where, args, f.Severity, f.KEV, f.FixAvailable, "m.fix_state = 'fixed'")
 	return strings.Join(where, " AND "), args
 }
 

@@ -2,8 +2,6 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
 )
 
@@ -12,23 +10,7 @@ import (
 // keys still cascade afterwards.
 func TestTagsMigrationKeepsTriage(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", dsn(path, DefaultOptions(), false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := loadMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range all {
-		if m.name >= "0018" {
-			break
-		}
-		if err := applyMigration(ctx, db, m); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
-		}
-	}
+	path, db := databaseBefore(t, "0018")
 	const at = `'2026-01-01T00:00:00Z'`
 	for _, q := range []string{
 		`INSERT INTO organizations (id, name, created_at) VALUES (1, 'acme', ` + at + `)`,

@@ -118,7 +118,7 @@ func TestWebhookFindingEventsSignedOnceAndFiltered(t *testing.T) {
 	if got := all.take(); len(got) != 0 {
 		t.Errorf("the slack webhook does not hear finding.resolved, got %d", len(got))
 	}
-	log := decodeBody[listResponse[deliveryView]](t, w.alice.do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries", hook.ID), nil))
+	log := decodeBody[listResponse[deliveryJSON]](t, w.alice.do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries", hook.ID), nil))
 	if len(log.Items) != 3 {
 		t.Fatalf("delivery log %+v, want 3", log.Items)
 	}
@@ -163,8 +163,8 @@ func TestWebhookRetriesWithBackoff(t *testing.T) {
 	rc := newReceiver(t, 503, 500)
 	hook := w.createHook(t, map[string]any{"url": rc.URL, "events": []string{"finding.new"}})
 	w.submit(t, "host-a", inv("Google LLC", "Google Chrome", "116.0.5845.96"))
-	deliveries := func() []deliveryView {
-		return decodeBody[listResponse[deliveryView]](t, w.alice.do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries", hook.ID), nil)).Items
+	deliveries := func() []deliveryJSON {
+		return decodeBody[listResponse[deliveryJSON]](t, w.alice.do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries", hook.ID), nil)).Items
 	}
 	w.run(t)
 	d := deliveries()
@@ -221,7 +221,7 @@ func TestWebhookTestPingAndTeamsPreset(t *testing.T) {
 	rc := newReceiver(t)
 	hook := w.createHook(t, map[string]any{"url": rc.URL, "events": []string{"host.silent"}})
 	res := w.alice.do(t, "POST", fmt.Sprintf("/api/webhooks/%d/test", hook.ID), nil)
-	d := decodeBody[deliveryView](t, res)
+	d := decodeBody[deliveryJSON](t, res)
 	if res.Status != 200 || d.Status != "delivered" || d.Event != "ping" {
 		t.Fatalf("test: %d %+v", res.Status, d)
 	}
@@ -248,7 +248,7 @@ func TestDisabledWebhookFailsItsQueue(t *testing.T) {
 	}
 	w.clk.Add(time.Minute)
 	w.run(t)
-	d := decodeBody[listResponse[deliveryView]](t, w.alice.do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries", hook.ID), nil)).Items
+	d := decodeBody[listResponse[deliveryJSON]](t, w.alice.do(t, "GET", fmt.Sprintf("/api/webhooks/%d/deliveries", hook.ID), nil)).Items
 	if len(rc.take()) != 1 || len(d) != 1 || d[0].Status != "failed" || d[0].Attempts != 1 || *d[0].LastError != "webhook disabled" {
 		t.Fatalf("deliveries %+v", d)
 	}

@@ -118,14 +118,3 @@ type webhookCreated struct {
 	Secret      string   `json:"secret"`
 	Enabled     bool     `json:"enabled"`
 }
-
-type deliveryView struct {
-	ID             int64      `json:"id"`
-	DeliveryID     string     `json:"delivery_id"`
-	Event          string     `json:"event"`
-	Status         string     `json:"status"`
-	Attempts       int        `json:"attempts"`
-	NextAttemptAt  *time.Time `json:"next_attempt_at"`
-	LastStatusCode *int       `json:"last_status_code"`
-	LastError      *string    `json:"last_error"`
-}

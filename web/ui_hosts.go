@@ -35,7 +35,7 @@ type hostsView struct {
 
 // hostsPage lists the organization's hosts with the API's filters and sorts.
 func (s *Server) hostsPage(w http.ResponseWriter, r *http.Request) {
-	v := hostsView{Q: r.URL.Query(), Silent: time.Now().Add(-2 * time.Duration(s.agentCfg.ScanIntervalSeconds) * time.Second)}
+	v := hostsView{Q: r.URL.Query(), Silent: time.Now().Add(-s.exposure.SilentAfter())}
 	f, err := assetFilter(r, currentUser(r).OrganizationID)
 	if err == nil {
 		v.Items, v.Pager.Total, err = s.exposure.Assets(r.Context(), f)
@@ -78,7 +78,7 @@ func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	v := hostView{AssetDetail: d, ProductsPager: newNamedPager(q, "products_page", d.Products),
 		HistoryPager: newNamedPager(q, "history_page", d.History), ContainersPager: newNamedPager(q, "containers_page", d.Containers),
-		Silent: d.LastSeenAt.Before(time.Now().Add(-2 * time.Duration(s.agentCfg.ScanIntervalSeconds) * time.Second))}
+		Silent: s.exposure.Silent(d.Asset)}
 	s.render(w, r, http.StatusOK, "host", view{Title: d.Hostname, Nav: "hosts", Data: v})
 }
 

@@ -124,7 +124,7 @@ func TestOpenVEXExportAndReimport(t *testing.T) {
 
 	// globex imports acme's document: its not_affected statements become the same rules.
 	wantRules := ruleLines(t, w.alice, "not_affected")
-	runScenarios(t, []scenario{
+	runScenarios(t, append([]scenario{
 		{"a member may not import", "POST", "/api/vex", exported, w.bob, 403, wantErrorCode("forbidden")},
 		{"not OpenVEX", "POST", "/api/vex", map[string]any{"bom": 1}, w.carol, 400, wantSchemaField("@context")},
 		{"an invalid statement refuses the document", "POST", "/api/vex", strings.Replace(string(exported),
@@ -134,17 +134,7 @@ func TestOpenVEXExportAndReimport(t *testing.T) {
 				t.Errorf("error %+v, want the statement's justification named", b)
 			}
 		}},
-		{"import", "POST", "/api/vex", exported, w.carol, 200, func(t *testing.T, res response) {
-			if got := decodeBody[vexImportJSON](t, res); got != (vexImportJSON{Created: 2, Skipped: 1}) {
-				t.Errorf("import %+v, want 2 created and the fixed statement skipped", got)
-			}
-		}},
-		{"again", "POST", "/api/vex", exported, w.carol, 200, func(t *testing.T, res response) {
-			if got := decodeBody[vexImportJSON](t, res); got != (vexImportJSON{Existing: 2, Skipped: 1}) {
-				t.Errorf("re-import %+v, want both rules found in force", got)
-			}
-		}},
-	})
+	}, importedTwice(exported, w.carol)...))
 	if got := ruleLines(t, w.carol, "not_affected"); !slices.Equal(got, wantRules) || len(got) != 2 {
 		t.Errorf("imported rules\n%v\nwant\n%v", got, wantRules)
 	}
@@ -325,4 +315,22 @@ func TestOpenVEXImportSchema(t *testing.T) {
 			set("statement.justification", nil), set("statement.impact_statement", "not built"))), w.carol, 200, nil},
 	)
 	runScenarios(t, scenarios)
+}
+
+// importedTwice are the scenarios of a VEX document with two not_affected statements and one
+// other imported by c: two rules created, one statement skipped; then both rules found in
+// force, nothing created.
+func importedTwice(doc []byte, c *client) []scenario {
+	return []scenario{
+		{"import", "POST", "/api/vex", doc, c, 200, func(t *testing.T, res response) {
+			if got := decodeBody[vexImportJSON](t, res); got != (vexImportJSON{Created: 2, Skipped: 1}) {
+				t.Errorf("import %+v, want 2 created and the third statement skipped", got)
+			}
+		}},
+		{"again", "POST", "/api/vex", doc, c, 200, func(t *testing.T, res response) {
+			if got := decodeBody[vexImportJSON](t, res); got != (vexImportJSON{Existing: 2, Skipped: 1}) {
+				t.Errorf("re-import %+v, want both rules found in force", got)
+			}
+		}},
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/collect"
 )
 
@@ -102,7 +103,7 @@ func New(cli Client, o Options) (*Runner, error) {
 		o.MaxWait = 5 * time.Minute
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = appliance.Sleep
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -218,17 +219,6 @@ func (r *Runner) backoff(attempt int, err error) time.Duration {
 func digest(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // OlderThan reports whether version is a release older than minimum (both semantic versions,

@@ -260,12 +260,22 @@ type Dashboard struct {
 	RiskiestProducts []appliance.Product
 }
 
+// SilentAfter is how long a host may go unseen before it counts as silent: two agent intervals.
+func (s *Service) SilentAfter() time.Duration {
+	return 2 * time.Duration(s.agent.ScanIntervalSeconds) * time.Second
+}
+
+// Silent reports whether a host has not been seen for longer than SilentAfter.
+func (s *Service) Silent(a appliance.Asset) bool {
+	return a.LastSeenAt.Before(s.now().Add(-s.SilentAfter()))
+}
+
 // Dashboard computes the organization's figures: hosts reporting or silent for more than two
 // agent intervals, open findings by severity, KEV findings, overdue assignments, names
 // waiting for review, the age of the CVE data, and the riskiest hosts and products.
 func (s *Service) Dashboard(ctx context.Context, orgID int64) (Dashboard, error) {
 	now := s.now().UTC()
-	silent := 2 * time.Duration(s.agent.ScanIntervalSeconds) * time.Second
+	silent := s.SilentAfter()
 	fig, err := s.store.Dashboard(ctx, orgID, now.Add(-silent), now)
 	if err != nil {
 		return Dashboard{}, err

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // Fetcher downloads one document whole (web's feed client). It returns *StatusError for an
@@ -72,21 +74,10 @@ func (p *pacer) wait(ctx context.Context) error {
 			p.sent = p.sent[1:]
 			continue
 		}
-		if err := sleep(ctx, d); err != nil {
+		if err := appliance.Sleep(ctx, d); err != nil {
 			return err
 		}
 	}
 	p.sent = append(p.sent, p.now())
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

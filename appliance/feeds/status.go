@@ -50,7 +50,7 @@ func (s *Syncer) Run(ctx context.Context, onChange func(context.Context)) {
 	}
 	wait := s.Pacing.StartDelay
 	for {
-		if sleep(ctx, wait) != nil {
+		if appliance.Sleep(ctx, wait) != nil {
 			return
 		}
 		wait = min(time.Minute, s.opts.SyncInterval)

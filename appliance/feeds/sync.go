@@ -196,7 +196,7 @@ func (s *Syncer) get(ctx context.Context, p *pacer, req Request) ([]byte, error)
 			wait = min(se.RetryAfter, s.Pacing.MaxBackoff)
 		}
 		s.log.Info("feed request failed, retrying", slog.Any("error", err), slog.Duration("in", wait))
-		if err := sleep(ctx, wait); err != nil {
+		if err := appliance.Sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 		backoff = min(2*backoff, s.Pacing.MaxBackoff)

@@ -24,62 +24,76 @@ func (s *Service) Run(ctx context.Context) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	var timed time.Time
+	changed := true
 	for {
 		withTime := time.Since(timed) >= time.Minute
 		if withTime {
 			timed = time.Now()
 		}
-		if err := s.run(ctx, withTime); err != nil && ctx.Err() == nil {
+		// Findings are read again only after a change was signalled, or once a minute (a change
+		// another process made); deliveries due for a retry are sent every tick.
+		more, err := s.run(ctx, changed || withTime, withTime)
+		if err != nil && ctx.Err() == nil {
 			s.log.Warn("notifications failed", slog.Any("error", err))
 		}
+		changed = more // a full batch: the rest is read at the next tick
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-s.wake:
+			changed = true
 		}
 	}
 }
 
 // RunOnce records the events that happened since the last run, queues their deliveries and
 // mails, and sends what is due.
-func (s *Service) RunOnce(ctx context.Context) error { return s.run(ctx, true) }
+func (s *Service) RunOnce(ctx context.Context) error {
+	_, err := s.run(ctx, true, true)
+	return err
+}
 
-func (s *Service) run(ctx context.Context, withTime bool) error {
-	if err := s.scanFindings(ctx, EventFindingNew); err != nil {
-		return fmt.Errorf("new findings: %w", err)
-	}
-	if err := s.scanFindings(ctx, EventFindingResolved); err != nil {
-		return fmt.Errorf("resolved findings: %w", err)
+// run scans the findings when asked (more: a scan read a full batch and left the rest), the
+// timed events when withTime, and sends the deliveries due.
+func (s *Service) run(ctx context.Context, findings, withTime bool) (more bool, err error) {
+	if findings {
+		for _, typ := range []string{EventFindingNew, EventFindingResolved} {
+			full, err := s.scanFindings(ctx, typ)
+			if err != nil {
+				return false, fmt.Errorf("%s: %w", typ, err)
+			}
+			more = more || full
+		}
 	}
 	if withTime {
 		if err := s.scanTimed(ctx); err != nil {
-			return err
+			return more, err
 		}
 		if err := s.queueDigests(ctx); err != nil {
-			return fmt.Errorf("digests: %w", err)
+			return more, fmt.Errorf("digests: %w", err)
 		}
 	}
-	return s.deliverDue(ctx)
+	return more, s.deliverDue(ctx)
 }
 
 // scanFindings records new (or gone) findings as events, one a finding, or one digest per
 // organization when more than FloodThreshold changed at once, in one transaction with the
-// record of what was announced.
-func (s *Service) scanFindings(ctx context.Context, typ string) error {
+// record of what was announced; full says the batch was full (more may wait).
+func (s *Service) scanFindings(ctx context.Context, typ string) (full bool, err error) {
 	list := s.store.NewFindings
 	if typ == EventFindingResolved {
 		list = s.store.GoneFindings
 	}
 	fs, err := list(ctx, scanBatch)
 	if err != nil || len(fs) == 0 {
-		return err
+		return false, err
 	}
 	byOrg := map[int64][]appliance.FindingNotice{}
 	for _, f := range fs {
 		byOrg[f.OrganizationID] = append(byOrg[f.OrganizationID], f)
 	}
-	return s.store.InTx(ctx, func(tx appliance.Tx) error {
+	return len(fs) == scanBatch, s.store.InTx(ctx, func(tx appliance.Tx) error {
 		for org, list := range byOrg {
 			if err := s.recordFindings(ctx, tx, org, typ, list); err != nil {
 				return err
