@@ -134,37 +134,48 @@ func textPath(stack []*textFrame) string {
 	return b.String()
 }
 
-// cappedArray decodes a JSON array element by element and refuses it at the first element
-// past max, so a body of millions of tiny elements costs max elements, not millions. raw must
-// stay unchanged while dst is used (json.Unmarshal hands UnmarshalJSON a piece of the body):
-// each element is found by a decoder that keeps nothing, then decoded from raw itself, so a
-// large element is never held twice. null leaves dst nil.
+// cappedArray decodes a JSON array of at most max elements and refuses a longer one before
+// decoding anything, so a body of millions of tiny elements costs a scan of max elements, not
+// millions of values. raw must stay unchanged while dst is used (json.Unmarshal hands
+// UnmarshalJSON a piece of the body, and Span fields keep pieces of raw). The array is decoded
+// in one call; only when that fails is it decoded again element by element, to name the
+// element at fault. null leaves dst nil.
 func cappedArray[T any](raw []byte, field string, max int, dst *[]T) error {
 	if string(bytes.TrimSpace(raw)) == "null" {
 		*dst = nil
 		return nil
 	}
-	out := make([]T, 0, min(max, 64))
+	n, err := jsonarray.Count(raw, max+1)
+	switch {
+	case err != nil:
+		return appliance.Invalid(field, "type", "%s must be an array", field)
+	case n > max:
+		return appliance.Invalid(field, "max_items", "at most %d items in %s", max, field)
+	}
+	out := make([]T, 0, n)
+	if err := json.Unmarshal(raw, &out); err == nil {
+		*dst = out
+		return nil
+	}
+	return elementError[T](raw, field)
+}
+
+// elementError decodes raw element by element and reports the first that does not decode.
+func elementError[T any](raw []byte, field string) error {
+	i := 0
 	err := jsonarray.Each(raw, func(span []byte) error {
-		if len(out) == max {
-			return appliance.Invalid(field, "max_items", "at most %d items in %s", max, field)
-		}
 		var v T
 		if err := json.Unmarshal(span, &v); err != nil {
-			return itemError(err, field, len(out))
+			return itemError(err, field, i)
 		}
-		out = append(out, v)
+		i++
 		return nil
 	})
 	var ve *appliance.ValidationError
-	switch {
-	case errors.As(err, &ve):
+	if errors.As(err, &ve) {
 		return err
-	case err != nil:
-		return appliance.Invalid(field, "type", "%s must be an array", field)
 	}
-	*dst = out
-	return nil
+	return appliance.Invalid(field, "type", "%s must be an array", field)
 }
 
 // itemError names the element (and its member, where the decoder knows it) of a decode error.

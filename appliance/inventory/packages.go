@@ -42,6 +42,9 @@ var packageSystemOf = map[string]string{
 func (e *Engine) classify(rep *Report) {
 	clip := func(s string) string {
 		s = cleanText(s)
+		if len(s) <= maxShort { // no more runes than bytes
+			return s
+		}
 		if r := []rune(s); len(r) > maxShort {
 			s = string(r[:maxShort])
 		}
@@ -130,7 +133,9 @@ var (
 // and Ubuntu's maintainers, Red Hat), its version (+deb11u5, ubuntu0.1, .el8_7, -r3 on an
 // Alpine host), a macOS application name or Homebrew.
 func inferSource(it Item, hostSystem string) string {
-	if u, err := packageurl.FromString(it.Package.PURL); err == nil {
+	if it.Package.PURL == "" {
+		// no purl to read
+	} else if u, err := packageurl.FromString(it.Package.PURL); err == nil {
 		switch {
 		case osvEcosystem(u.Type) != "":
 			return u.Type

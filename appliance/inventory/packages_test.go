@@ -1,7 +1,9 @@
 package inventory
 
 import (
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
@@ -66,5 +68,19 @@ func TestClassifyInfers(t *testing.T) {
 	e.classify(&rep)
 	if rep.OS.Inferred != "" || rep.Items[0].Package != (appliance.PackageInfo{Source: "deb", SourcePackage: "openssl", Release: "ubuntu:22.04"}) {
 		t.Errorf("reported facts: os %+v package %+v", rep.OS, rep.Items[0].Package)
+	}
+}
+
+// TestCleanTextFastPathAgrees: the shortcut for text that needs no cleaning returns what the
+// full fold returns, for clean and unclean text alike.
+func TestCleanTextFastPathAgrees(t *testing.T) {
+	fold := func(s string) string {
+		return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	}
+	for _, s := range []string{"", "a", "Google Chrome", " lead", "trail ", "two  spaces", "tab\there", "new\nline", "nul\x00",
+		"del\x7f", "Müller GmbH", "non\u00a0breaking", "x64 (en-US)", " ", "a b c", "\u2028sep"} {
+		if got, want := cleanText(s), fold(s); got != want {
+			t.Errorf("cleanText(%q) = %q, want %q", s, got, want)
+		}
 	}
 }

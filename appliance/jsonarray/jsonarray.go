@@ -43,6 +43,28 @@ func Each(raw []byte, fn func(element []byte) error) error {
 	return nil
 }
 
+// Count returns how many elements the JSON array raw has, counting no further than limit, so
+// a huge array costs limit elements of scanning. raw is not validated (a malformed array
+// gives some count, and the decoder that reads it afterwards refuses it); a value that does
+// not start as an array is ErrNotArray.
+func Count(raw []byte, limit int) (int, error) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return 0, ErrNotArray
+	}
+	n := 0
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != ']' && n < limit; n++ {
+		end := skipValue(raw, i)
+		if end <= i { // not a value: malformed, left to the decoder
+			return n + 1, nil
+		}
+		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return n, nil
+}
+
 func skipSpace(raw []byte, i int) int {
 	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
 		i++

@@ -59,6 +59,7 @@ func FuzzEach(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		Count(raw, 1<<20) // terminates without a panic on anything
 		var got []json.RawMessage
 		err := Each(raw, func(e []byte) error { got = append(got, e); return nil })
 		var want []json.RawMessage
@@ -73,6 +74,14 @@ func FuzzEach(f *testing.F) {
 		}
 		if err != nil || len(got) != len(want) {
 			t.Fatalf("%q: %d elements (%v), encoding/json has %d", raw, len(got), err, len(want))
+		}
+		if n, err := Count(raw, len(want)+1); err != nil || n != len(want) {
+			t.Fatalf("%q: Count = %d (%v), encoding/json has %d elements", raw, n, err, len(want))
+		}
+		if len(want) > 1 {
+			if n, _ := Count(raw, 1); n != 1 {
+				t.Fatalf("%q: Count with limit 1 = %d", raw, n)
+			}
 		}
 		for i := range want {
 			var a, b any
