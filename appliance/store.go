@@ -10,6 +10,8 @@ import (
 type Store interface {
 	Reader
 	Transactor
+	// InSnapshot runs fn's reads on one consistent view of the database, as of its start.
+	InSnapshot(ctx context.Context, fn func(Reader) error) error
 }
 
 // Transactor runs fn in one write transaction: committed when fn returns nil, rolled back
@@ -94,6 +96,9 @@ type SoftwareReader interface {
 	AssetByHostname(ctx context.Context, hostname string) (Asset, error)
 	// ProductsByKeys finds products, deleted or not, by natural key; counts are not filled.
 	ProductsByKeys(ctx context.Context, orgID int64, keys []ProductKey) (map[ProductKey]Product, error)
+	// ProductChangeSerial moves whenever a product is created, deleted or changed in anything
+	// but its kept counts: products read at one serial are current while it stays.
+	ProductChangeSerial(ctx context.Context) (int64, error)
 	ProductByID(ctx context.Context, orgID, id int64) (Product, error)
 	ListProducts(ctx context.Context, f ProductFilter) ([]Product, int, error)
 	// EachProduct streams every product the filter selects (pages ignored), in list order.

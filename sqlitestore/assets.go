@@ -123,10 +123,10 @@ func (q *queries) LiveInstalledProducts(ctx context.Context, assetID int64) ([]a
 		var ip appliance.InstalledProduct
 		var created, updated string
 		var err error
-		ip.Product, err = scanProductAfter(s, &ip.ID, &ip.AssetID, &ip.ProductID, &ip.Path, &created, &updated)
+		ip.Product, err = scanDecisionProduct(s, &ip.ID, &ip.AssetID, &ip.ProductID, &ip.Path, &created, &updated)
 		ip.CreatedAt, ip.UpdatedAt = parseTime(created), parseTime(updated)
 		return ip, err
-	}, `SELECT i.id, i.asset_id, i.product_id, i.path, i.created_at, i.updated_at, `+leanProductColumns+`
+	}, `SELECT i.id, i.asset_id, i.product_id, i.path, i.created_at, i.updated_at, `+decisionProductColumns+`
 		FROM installations i JOIN products p ON p.id = i.product_id WHERE i.asset_id = ? AND i.removed_at IS NULL`, assetID)
 }
 

@@ -76,8 +76,8 @@ func (q *queries) installationsChanged(ctx context.Context, pairs [][2]int64, si
 	if err != nil {
 		return err
 	}
-	if _, err := q.exec(ctx, `UPDATE products SET asset_count = asset_count + d.n * ?
-		FROM (SELECT value->>1 AS pid, count(*) AS n FROM json_each(?) GROUP BY 1) AS d WHERE products.id = d.pid`,
+	if _, err := q.exec(ctx, `UPDATE product_hosts SET hosts = hosts + d.n * ?
+		FROM (SELECT value->>1 AS pid, count(*) AS n FROM json_each(?) GROUP BY 1) AS d WHERE product_hosts.product_id = d.pid`,
 		sign, string(doc)); err != nil {
 		return fmt.Errorf("update host counts of products: %w", err)
 	}
@@ -187,10 +187,10 @@ const freshProductCounts = `SELECT p.id AS id,
 func (s *Store) CountDrift(ctx context.Context) ([]string, error) {
 	var out []string
 	rows, err := s.reader.QueryContext(ctx, `WITH f AS (`+freshProductCounts+`)
-		SELECT p.id, p.asset_count, p.vuln_count, p.vuln_critical, p.vuln_high, p.vuln_medium, p.vuln_low, p.kev_count,
+		SELECT p.id, h.hosts, p.vuln_count, p.vuln_critical, p.vuln_high, p.vuln_medium, p.vuln_low, p.kev_count,
 			p.max_severity, p.max_score, f.asset_count, f.total, f.critical, f.high, f.medium, f.low, f.kev, f.max_severity, f.max_score
-		FROM products p JOIN f ON f.id = p.id
-		WHERE (p.asset_count, p.vuln_count, p.vuln_critical, p.vuln_high, p.vuln_medium, p.vuln_low, p.kev_count, p.max_severity,
+		FROM products p JOIN f ON f.id = p.id JOIN product_hosts h ON h.product_id = p.id
+		WHERE (h.hosts, p.vuln_count, p.vuln_critical, p.vuln_high, p.vuln_medium, p.vuln_low, p.kev_count, p.max_severity,
 			p.max_score) IS NOT (f.asset_count, f.total, f.critical, f.high, f.medium, f.low, f.kev, f.max_severity, f.max_score)`)
 	if err != nil {
 		return nil, fmt.Errorf("recompute product counts: %w", err)

@@ -159,7 +159,7 @@ func (q *queries) AssetHistory(ctx context.Context, orgID, assetID int64, page, 
 // DeleteAsset removes the host; its installations go with it (foreign key cascade) and the
 // products it had count one host less.
 func (q *queries) DeleteAsset(ctx context.Context, orgID, id int64) error {
-	if _, err := q.exec(ctx, `UPDATE products SET asset_count = asset_count - 1 WHERE id IN
+	if _, err := q.exec(ctx, `UPDATE product_hosts SET hosts = hosts - 1 WHERE product_id IN
 		(SELECT i.product_id FROM installations i JOIN assets a ON a.id = i.asset_id
 		 WHERE i.asset_id = ? AND a.organization_id = ? AND i.removed_at IS NULL)`, id, orgID); err != nil {
 		return fmt.Errorf("update host counts of host %d's products: %w", id, err)
@@ -205,10 +205,10 @@ func splitTags(s string) []string {
 
 // orgCVEs is, per CVE, the organization's installed products it affects: how many, the sum
 // of their host counts, and whether any has a fix.
-const orgCVEs = `SELECT m.cve_id AS cve_id, count(*) AS products, sum(p.asset_count) AS hosts,
+const orgCVEs = `SELECT m.cve_id AS cve_id, count(*) AS products, sum(` + productHosts + `) AS hosts,
 	max(m.fix_state = 'fixed') AS fix
 	FROM products p JOIN matches m ON m.product_id = p.id
-	WHERE p.organization_id = ? AND p.deleted_at IS NULL AND p.asset_count > 0 GROUP BY m.cve_id`
+	WHERE p.organization_id = ? AND p.deleted_at IS NULL AND ` + productHosts + ` > 0 GROUP BY m.cve_id`
 
 const vulnSeverity = `CASE coalesce(c.severity, '') WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END`
 
@@ -303,10 +303,10 @@ func (q *queries) VulnerabilityByID(ctx context.Context, orgID int64, cveID stri
 	var d appliance.VulnerabilityDetail
 	var added sql.NullString
 	var known bool
-	v, err := scanVulnerability(q.queryRow(ctx, `WITH e AS (SELECT ? AS cve_id, count(*) AS products, coalesce(sum(p.asset_count), 0) AS hosts,
+	v, err := scanVulnerability(q.queryRow(ctx, `WITH e AS (SELECT ? AS cve_id, count(*) AS products, coalesce(sum(`+productHosts+`), 0) AS hosts,
 			coalesce(max(m.fix_state = 'fixed'), 0) AS fix
 			FROM matches m JOIN products p ON p.id = m.product_id
-			WHERE m.cve_id = ? AND p.organization_id = ? AND p.deleted_at IS NULL AND p.asset_count > 0)
+			WHERE m.cve_id = ? AND p.organization_id = ? AND p.deleted_at IS NULL AND `+productHosts+` > 0)
 		SELECT `+vulnColumns+`, c.id IS NOT NULL, coalesce(c.vector, ''), coalesce(c.score_version, ''), coalesce(c.status, ''),
 			coalesce(k.name, ''), k.date_added, coalesce(k.ransomware, '')
 		FROM e LEFT JOIN cves c ON c.id = e.cve_id LEFT JOIN kev k ON k.cve_id = e.cve_id`, cveID, cveID, orgID),
@@ -324,13 +324,13 @@ func (q *queries) VulnerabilityByID(ctx context.Context, orgID int64, cveID stri
 // VulnerabilityProducts pages the organization's installed products the CVE affects, most installed first.
 func (q *queries) VulnerabilityProducts(ctx context.Context, orgID int64, cveID string, page, perPage int) ([]appliance.AffectedProduct, int, error) {
 	const from = ` FROM matches m JOIN products p ON p.id = m.product_id
-		WHERE m.cve_id = ? AND p.organization_id = ? AND p.deleted_at IS NULL AND p.asset_count > 0`
+		WHERE m.cve_id = ? AND p.organization_id = ? AND p.deleted_at IS NULL AND ` + productHosts + ` > 0`
 	var total int
 	if err := q.queryRow(ctx, `SELECT count(*)`+from, cveID, orgID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count products of %s: %w", cveID, err)
 	}
 	out, err := queryAll(ctx, q, scanAffectedProduct, `SELECT `+productColumns+`, m.id, m.criteria, m.source, m.basis,
-		m.fixed_version, m.fix_state, m.pro_only, m.advisories`+from+` ORDER BY p.asset_count DESC, p.name COLLATE NOCASE, p.id
+		m.fixed_version, m.fix_state, m.pro_only, m.advisories`+from+` ORDER BY `+productHosts+` DESC, p.name COLLATE NOCASE, p.id
 		LIMIT ? OFFSET ?`, cveID, orgID, perPage, (page-1)*perPage)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list products of %s: %w", cveID, err)
@@ -372,7 +372,8 @@ func (q *queries) VulnerabilityHosts(ctx context.Context, orgID int64, cveID str
 // ProductAssetsPage pages the hosts having the product now, by hostname.
 func (q *queries) ProductAssetsPage(ctx context.Context, orgID, productID int64, page, perPage int) ([]appliance.AssetRef, int, error) {
 	var total int
-	if err := q.queryRow(ctx, `SELECT asset_count FROM products WHERE id = ? AND organization_id = ?`, productID, orgID).Scan(&total); err != nil {
+	if err := q.queryRow(ctx, `SELECT h.hosts FROM product_hosts h JOIN products p ON p.id = h.product_id
+		WHERE p.id = ? AND p.organization_id = ?`, productID, orgID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count hosts of product %d: %w", productID, translate(err))
 	}
 	rows, err := q.query(ctx, `SELECT a.id, a.hostname FROM installations i JOIN assets a ON a.id = i.asset_id

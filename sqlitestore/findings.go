@@ -10,7 +10,7 @@ import (
 )
 
 // findingColumns are a finding row: the product's facts, the match's, the CVE data's.
-const findingColumns = `p.id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product, p.criticality, p.asset_count,
+const findingColumns = `p.id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product, p.criticality, ` + productHosts + `,
 	m.id, m.cve_id, coalesce(c.severity, ''), c.score, k.cve_id IS NOT NULL, k.due_date,
 	m.source, m.basis, m.fixed_version, m.fix_state, m.pro_only, ` + epssColumns
 
@@ -20,7 +20,7 @@ const findingFrom = ` FROM matches m JOIN products p ON p.id = m.product_id
 // findingWhere is the filter as a condition: installed products of the organization, and no
 // finding a triage decision suppresses unless asked.
 func findingWhere(f appliance.FindingFilter) (string, []any) {
-	where := []string{"p.organization_id = ?", "p.deleted_at IS NULL", "p.asset_count > 0"}
+	where := []string{"p.organization_id = ?", "p.deleted_at IS NULL", productHosts + " > 0"}
 	args := []any{f.OrganizationID}
 	if !f.IncludeSuppressed {
 		where = append(where, notSuppressed)

@@ -11,10 +11,13 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
+// productHosts is how many hosts have the product p now (kept in product_hosts, counts.go).
+const productHosts = `(SELECT h.hosts FROM product_hosts h WHERE h.product_id = p.id)`
+
 // productBaseColumns are a product's columns with its kept counts, without its risk.
 const productBaseColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.criticality_set, p.match_generation, p.created_at, p.updated_at,
-	p.deleted_at, p.asset_count, p.vuln_count, ` + packageColumns + `,
+	p.deleted_at, ` + productHosts + `, p.vuln_count, ` + packageColumns + `,
 	EXISTS (SELECT 1 FROM matches m WHERE m.product_id = p.id AND m.fix_state = 'fixed' AND ` + notSuppressed + `),
 	p.vuln_critical, p.vuln_high, p.vuln_medium, p.vuln_low, p.kev_count, p.max_severity, p.max_score`
 
@@ -102,7 +105,28 @@ func (q *queries) products(ctx context.Context, query string, args ...any) ([]ap
 	return out, rows.Err()
 }
 
-// leanProductColumns skip the counts, which reconciliation does not need.
+// decisionProductColumns are what reconciliation decides on: a product without its counts
+// and risk (scanDecisionProduct). Reconciliation reads hundreds of products per host, and the
+// driver locks the connection for every column it hands out, so fewer columns is faster.
+const decisionProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
+	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.criticality_set, p.match_generation, p.created_at, p.updated_at,
+	p.deleted_at, ` + packageColumns
+
+// scanDecisionProduct reads the columns before (dest), then decisionProductColumns.
+func scanDecisionProduct(s scanner, before ...any) (appliance.Product, error) {
+	var p appliance.Product
+	var created, updated string
+	var deleted sql.NullString
+	k := &p.Package
+	err := s.Scan(append(before, &p.ID, &p.OrganizationID, &p.Vendor, &p.Name, &p.Version, &p.Identity.Part, &p.Identity.Vendor,
+		&p.Identity.Product, &p.Update, &p.Resolution, &p.ResolutionConfidence, &p.Criticality, &p.CriticalitySet, &p.MatchGeneration,
+		&created, &updated, &deleted, &k.Source, &k.Release, &k.SourcePackage, &k.SourceVersion, &k.PURL, &k.Arch, &k.BundleID,
+		&k.Inferred)...)
+	p.CreatedAt, p.UpdatedAt, p.DeletedAt = parseTime(created), parseTime(updated), nullTime(deleted)
+	return p, err
+}
+
+// leanProductColumns skip the counts, in the shape of productColumns (scanProduct).
 const leanProductColumns = `p.id, p.organization_id, p.vendor, p.name, p.version, p.cpe_part, p.cpe_vendor, p.cpe_product,
 	p.cpe_update, p.resolution, p.resolution_confidence, p.criticality, p.criticality_set, p.match_generation, p.created_at, p.updated_at,
 	p.deleted_at, 0, 0, ` + packageColumns + `, 0, 0, 0, 0, 0, 0, 0, 0, NULL`
@@ -129,7 +153,7 @@ func (q *queries) ProductsByKeys(ctx context.Context, orgID int64, keys []applia
 	// CROSS JOIN keeps the keys as the outer loop, so each is one lookup in the unique index.
 	rows, err := q.query(ctx, `WITH k(vendor, name, version, rel) AS MATERIALIZED
 		(SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?))
-		SELECT `+leanProductColumns+` FROM k CROSS JOIN products p
+		SELECT `+decisionProductColumns+` FROM k CROSS JOIN products p
 		WHERE p.organization_id = ? AND p.vendor = k.vendor AND p.name = k.name AND p.version = k.version
 		AND p.pkg_release = k.rel`,
 		string(doc), orgID)
@@ -138,13 +162,19 @@ func (q *queries) ProductsByKeys(ctx context.Context, orgID int64, keys []applia
 	}
 	defer rows.Close()
 	for rows.Next() {
-		p, err := scanProduct(rows)
+		p, err := scanDecisionProduct(rows)
 		if err != nil {
 			return nil, err
 		}
 		out[p.Key()] = p
 	}
 	return out, rows.Err()
+}
+
+func (q *queries) ProductChangeSerial(ctx context.Context) (int64, error) {
+	var serial int64
+	err := q.queryRow(ctx, `SELECT serial FROM product_changes`).Scan(&serial)
+	return serial, err
 }
 
 // ProductByID finds a live product of the organization.
@@ -221,7 +251,7 @@ func productWhere(f appliance.ProductFilter) (string, []any) {
 		where = append(where, cond)
 	}
 	if f.Installed != nil {
-		cond := "p.asset_count > 0"
+		cond := productHosts + " > 0"
 		if !*f.Installed {
 			cond = "NOT " + cond
 		}

@@ -26,6 +26,18 @@ type dbtx interface {
 type queries struct {
 	db    dbtx
 	stmts preparer
+	// detached statements run to their end even when the caller's context is cancelled: in a
+	// group-committed transaction (writer.go), SQLite answers an interrupted write by rolling
+	// back the whole transaction, every other write of the group included.
+	detached bool
+}
+
+// statementContext is the context a statement runs under.
+func (q *queries) statementContext(ctx context.Context) context.Context {
+	if q.detached {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // preparer hands out prepared statements, so SQLite parses each statement once per pool or
@@ -93,6 +105,7 @@ func (t *txStatements) prepare(ctx context.Context, query string) (*sql.Stmt, er
 // exec runs a write statement; an error names the statement's operation and carries the
 // domain kind of a constraint it broke, with the driver error kept in the chain.
 func (q *queries) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = q.statementContext(ctx)
 	st, err := q.stmts.prepare(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", statementOp(query), err)
@@ -105,6 +118,7 @@ func (q *queries) exec(ctx context.Context, query string, args ...any) (sql.Resu
 }
 
 func (q *queries) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = q.statementContext(ctx)
 	st, err := q.stmts.prepare(ctx, query)
 	if err != nil {
 		return nil, err
@@ -133,6 +147,7 @@ func queryAll[T any](ctx context.Context, q *queries, scan func(scanner) (T, err
 // queryRow falls back to an unprepared query when preparing fails, so the error surfaces
 // through Row.Scan as callers expect.
 func (q *queries) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = q.statementContext(ctx)
 	st, err := q.stmts.prepare(ctx, query)
 	if err != nil {
 		return q.db.QueryRowContext(ctx, query, args...)

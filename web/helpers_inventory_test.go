@@ -144,17 +144,3 @@ func productPool(tb testing.TB, n int) []inventoryItem {
 	}
 	return out
 }
-
-// submitAll posts every host's inventory (hostnames prefixed) and checks each answer.
-func (f fleet) submitAll(tb testing.TB, agent *client, prefix string, check func(inventorySummary) bool) {
-	tb.Helper()
-	for h, items := range f.hosts {
-		res := agent.do(tb, "POST", "/api/agent/inventory", mustJSON(tb, map[string]any{"hostname": fmt.Sprintf("%s-%04d", prefix, h), "products": items}))
-		if res.Status != 200 {
-			tb.Fatalf("host %d: status %d, body %.300s", h, res.Status, res.Body)
-		}
-		if sum := decodeBody[inventoryResponse](tb, res).Summary; !check(sum) {
-			tb.Fatalf("host %d: unexpected summary %+v", h, sum)
-		}
-	}
-}

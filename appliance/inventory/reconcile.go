@@ -74,6 +74,11 @@ type submission struct {
 	sum      Summary
 	live     map[int64]appliance.Installation // the host's installations before, by product
 	fresh    []appliance.Installation         // new installations, written in one statement
+	// The reported products as a reader found them before the write transaction, and the
+	// product change serial they were read at (see readProducts).
+	read       map[appliance.ProductKey]appliance.Product
+	readSerial int64
+	readRule   map[int64]int // the criticality rules' value for each product read, by id
 }
 
 // Submit reconciles a host's inventory against what is stored, in one transaction.
@@ -97,6 +102,9 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 		return Result{}, err
 	}
 	if sub.rules, err = s.criticalityRules(ctx, s.store, orgID); err != nil {
+		return Result{}, err
+	}
+	if err := sub.readProducts(ctx); err != nil {
 		return Result{}, err
 	}
 	res := Result{Hostname: rep.Hostname}
@@ -187,7 +195,29 @@ func normalizeItems(rep *Report) error {
 
 // cleanText trims and folds runs of white space and control characters into one space.
 func cleanText(s string) string {
+	if isCleanText(s) {
+		return s
+	}
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+}
+
+// isCleanText reports whether cleanText would return s unchanged: printable ASCII with no
+// space at either end and no two in a row (what agents send almost always).
+func isCleanText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x21 || c > 0x7e {
+			if c != ' ' || i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// key is the natural key of the item's product.
+func (it Item) key() appliance.ProductKey {
+	return appliance.ProductKey{Vendor: it.Vendor, Name: it.Product, Version: it.Version, Release: it.Package.Release}
 }
 
 type pairKey struct{ vendor, name string }
@@ -276,12 +306,12 @@ func (sub *submission) reconcile(ctx context.Context, tx appliance.Tx) (int64, e
 	keys := make([]appliance.ProductKey, len(rep.Items))
 	var unknown []appliance.ProductKey
 	for i, it := range rep.Items {
-		keys[i] = appliance.ProductKey{Vendor: it.Vendor, Name: it.Product, Version: it.Version, Release: it.Package.Release}
+		keys[i] = it.key()
 		if _, ok := known[keys[i]]; !ok {
 			unknown = append(unknown, keys[i])
 		}
 	}
-	more, err := tx.ProductsByKeys(ctx, sub.orgID, unknown)
+	more, err := sub.productsByKeys(ctx, tx, unknown)
 	if err != nil {
 		return 0, err
 	}
@@ -314,6 +344,65 @@ func (sub *submission) reconcile(ctx context.Context, tx appliance.Tx) (int64, e
 	}
 	sub.sum.TotalProducts = len(rep.Items)
 	return asset.ID, nil
+}
+
+// readProducts looks the reported products up on a reader, outside the write transaction,
+// where the lookup would hold the one writer (it is most of what a new host costs); products
+// read before at the same product change serial come from the service's cache.
+func (sub *submission) readProducts(ctx context.Context) error {
+	keys := make([]appliance.ProductKey, len(sub.rep.Items))
+	for i, it := range sub.rep.Items {
+		keys[i] = it.key()
+	}
+	cache := &sub.svc.products
+	err := sub.svc.store.InSnapshot(ctx, func(r appliance.Reader) error {
+		var err error
+		if sub.readSerial, err = r.ProductChangeSerial(ctx); err != nil {
+			return err
+		}
+		var missing []appliance.ProductKey
+		sub.read, missing = cache.lookup(sub.readSerial, sub.orgID, keys)
+		if len(missing) == 0 {
+			return nil
+		}
+		more, err := r.ProductsByKeys(ctx, sub.orgID, missing)
+		if err != nil {
+			return err
+		}
+		cache.keep(sub.readSerial, sub.orgID, more)
+		for k, p := range more {
+			sub.read[k] = p
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sub.readRule = make(map[int64]int, len(sub.read))
+	for _, p := range sub.read {
+		sub.readRule[p.ID] = sub.rules.For(p)
+	}
+	return nil
+}
+
+// productsByKeys finds products by key in the transaction: from what readProducts read when no
+// product has changed since, else by reading them again.
+func (sub *submission) productsByKeys(ctx context.Context, tx appliance.Tx, keys []appliance.ProductKey) (map[appliance.ProductKey]appliance.Product, error) {
+	serial, err := tx.ProductChangeSerial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if sub.read == nil || serial != sub.readSerial {
+		sub.readRule = nil // products changed since: their rule is computed again
+		return tx.ProductsByKeys(ctx, sub.orgID, keys)
+	}
+	out := make(map[appliance.ProductKey]appliance.Product, len(keys))
+	for _, k := range keys {
+		if p, ok := sub.read[k]; ok {
+			out[k] = p
+		}
+	}
+	return out, nil
 }
 
 // upsertAsset writes the host's own fields and times.
@@ -365,10 +454,14 @@ func (sub *submission) upsertProduct(ctx context.Context, tx appliance.Tx, it It
 			p.Identity, p.Resolution, p.ResolutionConfidence = res.identity, res.method, res.confidence
 		}
 	}
-	ruled := !p.CriticalitySet && sub.rules.For(p) != p.Criticality // products from before the rules, or a new identity
+	rule, read := sub.readRule[p.ID]
+	if changed || !read {
+		rule = sub.rules.For(p)
+	}
+	ruled := !p.CriticalitySet && rule != p.Criticality // products from before the rules, or a new identity
 	if changed || ruled {
 		if !p.CriticalitySet {
-			p.Criticality = sub.rules.For(p)
+			p.Criticality = rule
 		}
 		p.UpdatedAt = sub.at
 		if err := tx.UpdateProduct(ctx, p); err != nil {
@@ -407,10 +500,17 @@ func (sub *submission) install(ctx context.Context, tx appliance.Tx, assetID, pr
 func (s *Service) fingerprint(rep Report) string {
 	h := sha256.New()
 	cat, kb, cve := s.engine.generations()
-	fmt.Fprintf(h, "v1 %d %d %d %d\x1e", cat, kb, cve, s.engine.resolver.Generation())
+	fmt.Fprintf(h, "v2 %d %d %d %d\x1e", cat, kb, cve, s.engine.resolver.Generation())
+	var buf []byte
 	for _, it := range rep.Items {
-		fmt.Fprintf(h, "%s\x1f%s\x1f%s\x1f%s\x1f%+v\x1e", it.Vendor, it.Product, it.Version, it.Path, it.Package)
+		k := it.Package
+		for _, f := range [...]string{it.Vendor, it.Product, it.Version, it.Path, k.Source, k.Release, k.SourcePackage,
+			k.SourceVersion, k.PURL, k.Arch, k.BundleID, k.Inferred} {
+			buf = append(append(buf, f...), 0x1f)
+		}
+		buf = append(buf, 0x1e)
 	}
+	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

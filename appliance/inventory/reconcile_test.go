@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -162,5 +163,67 @@ func TestHeartbeat(t *testing.T) {
 	wantInvalid(t, err, "hostname")
 	if got := w.service.AgentConfig(); got != appliance.DefaultAgentConfig() {
 		t.Errorf("AgentConfig() = %+v, want the configured %+v", got, appliance.DefaultAgentConfig())
+	}
+}
+
+// changedAfterRead is the store with a change committed right after each snapshot read the
+// service makes: between reconciliation's early read of the products and its transaction.
+type changedAfterRead struct {
+	appliance.Store
+	after func()
+}
+
+func (s *changedAfterRead) InSnapshot(ctx context.Context, fn func(appliance.Reader) error) error {
+	err := s.Store.InSnapshot(ctx, fn)
+	if s.after != nil {
+		s.after()
+		s.after = nil
+	}
+	return err
+}
+
+// TestProductsReadEarlyAreCheckedInTheTransaction: reconciliation reads a host's products
+// before it takes the writer and keeps them for the next hosts; a product deleted after that
+// read is seen as deleted in the transaction (the host's report restores it), and a later host
+// is not answered from what was read before the deletion.
+func TestProductsReadEarlyAreCheckedInTheTransaction(t *testing.T) {
+	w := newWorld(t, catalogMini, nvdMini)
+	ctx := context.Background()
+	store := &changedAfterRead{Store: w.store}
+	svc := inventory.NewService(store, w.engine, appliance.DefaultAgentConfig(), slog.New(slog.DiscardHandler))
+	openssl := item("openssl", "openssl", "1.1.1k")
+	submit := func(host string) inventory.Summary {
+		t.Helper()
+		res, err := svc.Submit(ctx, w.acme, report(host, openssl))
+		if err != nil {
+			t.Fatalf("submit %s: %v", host, err)
+		}
+		return res.Summary
+	}
+	submit("host-1")
+	found, err := w.store.ProductsByKeys(ctx, w.acme, []appliance.ProductKey{{Vendor: "openssl", Name: "openssl", Version: "1.1.1k"}})
+	if err != nil || len(found) != 1 {
+		t.Fatalf("product of host-1: %v %v", found, err)
+	}
+	var id int64
+	for _, p := range found {
+		id = p.ID
+	}
+	deleteIt := func() {
+		if err := svc.DeleteProduct(ctx, w.acme, id); err != nil {
+			t.Fatalf("delete product: %v", err)
+		}
+	}
+	store.after = deleteIt // deleted between host-2's read and its transaction
+	restored := inventory.Summary{ProductsUpdated: 1, InstallationsCreated: 1, TotalProducts: 1}
+	if got := submit("host-2"); got != restored {
+		t.Errorf("host-2: %+v, want the product restored: %+v", got, restored)
+	}
+	deleteIt() // deleted after host-2 read (and kept) it
+	if got := submit("host-3"); got != restored {
+		t.Errorf("host-3: %+v, want the product restored again: %+v", got, restored)
+	}
+	if p, err := svc.Product(ctx, w.acme, id); err != nil || !p.DeletedAt.IsZero() {
+		t.Errorf("product after host-3: deleted %v (%v), want live", p.DeletedAt, err)
 	}
 }

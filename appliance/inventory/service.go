@@ -23,6 +23,7 @@ type Service struct {
 	// closes the assignments whose finding is gone).
 	afterChange func(context.Context)
 	notifier    appliance.Notifier // nil: nobody is told
+	products    productCache       // products as reconciliation last read them
 }
 
 // SetNotifier makes the service tell n after every change that may add or remove findings.
