@@ -18,6 +18,7 @@ type evalCase struct {
 	line                    int
 	source, vendor, product string
 	expected                string // "vendor:product" or "-"
+	holdout                 bool   // below the "# Holdout" comment: logged apart
 }
 
 func loadEval(t testing.TB) []evalCase {
@@ -29,8 +30,10 @@ func loadEval(t testing.TB) []evalCase {
 	defer f.Close()
 	var cases []evalCase
 	sc := bufio.NewScanner(f)
+	holdout := false
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		holdout = holdout || strings.HasPrefix(line, "# Holdout")
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -38,7 +41,7 @@ func loadEval(t testing.TB) []evalCase {
 		if len(cols) != 4 {
 			t.Fatalf("eval.tsv:%d: want 4 columns, got %d", n, len(cols))
 		}
-		cases = append(cases, evalCase{line: n, source: cols[0], vendor: cols[1], product: cols[2], expected: cols[3]})
+		cases = append(cases, evalCase{line: n, source: cols[0], vendor: cols[1], product: cols[2], expected: cols[3], holdout: holdout})
 	}
 	return cases
 }
@@ -75,7 +78,7 @@ func TestAccuracy(t *testing.T) {
 		t.Fatalf("eval set has %d names, want at least 600", len(cases))
 	}
 	r := newRealResolver(t)
-	byPlatform := map[string]*confusion{}
+	byPlatform, holdout := map[string]*confusion{}, map[string]*confusion{}
 	var all confusion
 	for _, ec := range cases {
 		res, err := r.Resolve(context.Background(), nil, ec.vendor, ec.product)
@@ -93,10 +96,21 @@ func TestAccuracy(t *testing.T) {
 		}
 		byPlatform[p].record(t, r, ec, res)
 		all.record(nil, r, ec, res)
+		if ec.holdout {
+			if holdout[p] == nil {
+				holdout[p] = &confusion{}
+			}
+			holdout[p].record(nil, r, ec, res)
+		}
 	}
 	for _, p := range []string{"windows", "linux", "macos", "language", "generic"} {
 		if c := byPlatform[p]; c != nil {
 			t.Logf("%-8s %s", p, c)
+		}
+	}
+	for _, p := range []string{"macos", "language"} {
+		if c := holdout[p]; c != nil {
+			t.Logf("holdout %-8s %s", p, c)
 		}
 	}
 	t.Logf("%-8s %s", "all", &all)
