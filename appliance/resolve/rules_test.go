@@ -22,7 +22,7 @@ func rulesCatalog() *Catalog {
 		"selenium:selenium", "jenkins:selenium", "zeta:reporter+",
 		"redhat:wildfly", "wildfly:wildfly", "redhat:wildfly_core+", "redhat:keycloak+", "keycloak:keycloak",
 		"redhat:resteasy+", "shadow_project:shadow+", "file_project:file+", "file:file+", "gentoo:file+",
-		"etcd:etcd+", "redhat:etcd+", "jwt_project:jwt+",
+		"etcd:etcd+", "redhat:etcd+", "jwt_project:jwt+", "r_project:r+", "r_foundation:r+",
 	} {
 		vp, used := strings.CutSuffix(s, "+")
 		vendor, product, _ := strings.Cut(vp, ":")
@@ -53,6 +53,7 @@ func TestResolutionRules(t *testing.T) {
 		{"a module and group agreeing on a name with one used vendor", "maven", "org.jboss.resteasy", "resteasy-jaxb-provider", "redhat:resteasy"},
 		{"a generic word with a reviewed synonym", "rpm", "", "login", "shadow_project:shadow"},
 		{"a generic word an alias group names", "rpm", "", "file", "file:file"},
+		{"a name that is only a noise word", "macos", "", "R", "r_project:r"},
 		{"a Go module path names its repository", "golang", "", "github.com/coreos/etcd", "etcd:etcd"},
 		{"with a major version suffix", "golang", "", "github.com/coreos/etcd/v3", "etcd:etcd"},
 		{"but not NVD's placeholder project of the same name", "golang", "", "github.com/nats-io/jwt", ""},
