@@ -18,6 +18,7 @@ type evalCase struct {
 	line                    int
 	source, vendor, product string
 	expected                string // "vendor:product" or "-"
+	holdout                 bool   // below the "# Holdout" comment: logged apart
 }
 
 func loadEval(t testing.TB) []evalCase {
@@ -29,8 +30,10 @@ func loadEval(t testing.TB) []evalCase {
 	defer f.Close()
 	var cases []evalCase
 	sc := bufio.NewScanner(f)
+	holdout := false
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		holdout = holdout || strings.HasPrefix(line, "# Holdout")
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -38,7 +41,7 @@ func loadEval(t testing.TB) []evalCase {
 		if len(cols) != 4 {
 			t.Fatalf("eval.tsv:%d: want 4 columns, got %d", n, len(cols))
 		}
-		cases = append(cases, evalCase{line: n, source: cols[0], vendor: cols[1], product: cols[2], expected: cols[3]})
+		cases = append(cases, evalCase{line: n, source: cols[0], vendor: cols[1], product: cols[2], expected: cols[3], holdout: holdout})
 	}
 	return cases
 }
@@ -75,17 +78,15 @@ func TestAccuracy(t *testing.T) {
 		t.Fatalf("eval set has %d names, want at least 600", len(cases))
 	}
 	r := newRealResolver(t)
-	byPlatform := map[string]*confusion{}
+	byPlatform, holdout := map[string]*confusion{}, map[string]*confusion{}
 	var all confusion
 	for _, ec := range cases {
-		res, err := r.Resolve(context.Background(), nil, ec.vendor, ec.product)
+		// As the inventory does without advisories or decisions: what the item's source says
+		// (a Go module path, a reviewed table), else its name; a distribution package's name
+		// alone is too weak for a fuzzy guess.
+		res, err := r.ResolveItem(context.Background(), ec.vendor, ec.product, appliance.PackageInfo{Source: ec.source})
 		if err != nil {
 			t.Fatalf("eval.tsv:%d: %v", ec.line, err)
-		}
-		if linuxPackage[ec.source] && res.Method == appliance.ResolutionFuzzy {
-			// As the inventory does: a distribution package's name alone is too weak for a
-			// guess (inventory.Engine.resolvePackage).
-			res = resolve.Result{Method: appliance.ResolutionUnresolved, Candidates: res.Candidates}
 		}
 		p := platformOf(ec.source)
 		if byPlatform[p] == nil {
@@ -93,20 +94,35 @@ func TestAccuracy(t *testing.T) {
 		}
 		byPlatform[p].record(t, r, ec, res)
 		all.record(nil, r, ec, res)
+		if ec.holdout {
+			if holdout[p] == nil {
+				holdout[p] = &confusion{}
+			}
+			holdout[p].record(nil, r, ec, res)
+		}
 	}
 	for _, p := range []string{"windows", "linux", "macos", "language", "generic"} {
 		if c := byPlatform[p]; c != nil {
 			t.Logf("%-8s %s", p, c)
 		}
 	}
+	for _, p := range []string{"macos", "language"} {
+		if c := holdout[p]; c != nil {
+			t.Logf("holdout %-8s %s", p, c)
+		}
+	}
 	t.Logf("%-8s %s", "all", &all)
 	t.Logf("targets: >= 95%% of resolvable names right, <= 0.5%% of all names wrong")
-	// Windows and Linux meet the targets. The macOS tool names and the language
-	// packages resolved by name alone (without their ecosystem's advisories) do not yet; their
-	// floors are today's figures, so they can only get better.
+	// Windows, Linux and the whole set meet the targets. macOS runner tool names and
+	// language packages resolved by name alone (without their ecosystem's advisories) do not
+	// yet: their floors are today's figures, so they can only get better (language packages
+	// already meet the wrong-identity target). What is left: the MISSED and FALSE lines above.
+	target := struct{ right, wrong float64 }{0.95, 0.005}
 	floors := map[string]struct{ right, wrong float64 }{
-		"windows": {0.95, 0.005}, "linux": {0.95, 0.005}, "macos": {0.80, 0.04}, "language": {0.68, 0.005}, "generic": {0, 0},
+		"windows": target, "linux": target, "macos": {0.89, 0.024}, "language": {0.82, 0.005}, "generic": {0, 0},
 	}
+	byPlatform["all"] = &all
+	floors["all"] = target
 	for p, f := range floors {
 		c := byPlatform[p]
 		if c == nil {

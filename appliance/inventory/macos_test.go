@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
+	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
 	"github.com/vulnkeeper/vulnkeeper/sqlitestore/storetest"
 )
 
@@ -20,13 +21,12 @@ func TestReviewedMacIdentitiesAreUsedByCVEs(t *testing.T) {
 			cveUsed[appliance.Identity{Part: r.Part, Vendor: r.Vendor, Product: r.Product}] = true
 		}
 	}
-	for name, tables := range map[string]map[string]appliance.Identity{"bundle ids": bundleIdentities, "homebrew": brewIdentities} {
-		for k, id := range tables {
-			if !cveUsed[id] {
-				t.Errorf("%s: %s → %s is not an identity CVE data uses", name, k, id)
-			}
+	for k, id := range resolve.ReviewedIdentities() {
+		if !cveUsed[id] {
+			t.Errorf("%s → %s is not an identity CVE data uses", k, id)
 		}
 	}
+	r := resolve.New(nil, nil, nil, resolve.Options{})
 	for _, c := range []struct {
 		it   Item
 		want string
@@ -37,12 +37,12 @@ func TestReviewedMacIdentitiesAreUsedByCVEs(t *testing.T) {
 		{Item{Vendor: "homebrew", Product: "node", Package: appliance.PackageInfo{Source: "brew"}}, "nodejs:node.js"},
 		{Item{Vendor: "homebrew", Product: "python@3.12", Package: appliance.PackageInfo{Source: "brew"}}, "python:python"},
 	} {
-		id, ok := reviewedIdentity(c.it)
-		if !ok || id.String() != c.want {
-			t.Errorf("%s %s: %v %v, want %s", c.it.Product, c.it.Package.BundleID, id, ok, c.want)
+		res, ok := r.SourceIdentity(c.it.Vendor, c.it.Product, c.it.Package)
+		if got := res.Vendor + ":" + res.Product; !ok || got != c.want {
+			t.Errorf("%s %s: %v %v, want %s", c.it.Product, c.it.Package.BundleID, got, ok, c.want)
 		}
 	}
-	if _, ok := reviewedIdentity(Item{Vendor: "homebrew", Product: "some-unknown-formula", Package: appliance.PackageInfo{Source: "brew"}}); ok {
+	if _, ok := r.SourceIdentity("homebrew", "some-unknown-formula", appliance.PackageInfo{Source: "brew"}); ok {
 		t.Error("an unknown formula got an identity from the table")
 	}
 }

@@ -261,8 +261,9 @@ func (s *Service) resolveItem(ctx context.Context, overrides overrideMap, it Ite
 	if id, ok := osIdentity(it); ok {
 		return resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}, nil
 	}
-	if id, ok := reviewedIdentity(it); ok {
-		return resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}, nil
+	if res, ok := s.engine.resolver.SourceIdentity(it.Vendor, it.Product, it.Package); ok {
+		return resolution{identity: appliance.Identity{Part: res.Part, Vendor: res.Vendor, Product: res.Product},
+			method: res.Method, confidence: res.Confidence}, nil
 	}
 	return s.engine.resolveShared(ctx, it.Vendor, it.Product)
 }

@@ -79,6 +79,77 @@ var aliasGroups = [][]string{
 	{"redhat:wildfly", "wildfly:wildfly"},                // WildFly, by Red Hat
 	{"redhat:keycloak", "keycloak:keycloak"},             // Keycloak, by Red Hat
 	{"sound_exchange_project:sound_exchange", "sox:sox"}, // SoX, Sound eXchange          // musl, by its site and its author's company
+	// VirtualBox, from Sun to Oracle, which renamed it "VM VirtualBox" and files CVEs under both.
+	{"oracle:vm_virtualbox", "oracle:virtualbox", "sun:virtualbox"},
+}
+
+// curatedProducts are the products the alias groups name.
+var curatedProducts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, group := range aliasGroups {
+		for _, vp := range parseGroup(group) {
+			m[vp.Product] = true
+		}
+	}
+	return m
+}()
+
+// renamedVendors map a vendor NVD no longer files new CVEs under to the one it uses since an
+// acquisition or rename. The same product under both is one software (sun:virtualbox is
+// oracle:virtualbox), and the later vendor is its canonical spelling.
+var renamedVendors = map[string]string{
+	"sun":                    "oracle", // Sun Microsystems, bought by Oracle (2010)
+	"pivotal_software":       "vmware", // Pivotal, merged into VMware (2019)
+	"springsource":           "vmware", // SpringSource, bought by VMware (2009)
+	"spring_by_vmware_tanzu": "vmware", // the Spring projects' newer dictionary vendor
+}
+
+// renamedSpellings are the other vendors' spellings of product the catalogue knows, through
+// renamedVendors: the later vendor and every earlier one.
+func renamedSpellings(cat *Catalog, vendor, product string) []appliance.Identity {
+	current := vendor
+	if later, ok := renamedVendors[vendor]; ok {
+		current = later
+	}
+	var out []appliance.Identity
+	for _, v := range append([]string{current}, earlierVendors[current]...) {
+		if _, ok := cat.Lookup(v, product); ok && v != vendor {
+			out = append(out, appliance.Identity{Vendor: v, Product: product})
+		}
+	}
+	return out
+}
+
+var earlierVendors = func() map[string][]string {
+	m := map[string][]string{}
+	for earlier, later := range renamedVendors {
+		m[later] = append(m[later], earlier)
+	}
+	for _, list := range m {
+		sort.Strings(list)
+	}
+	return m
+}()
+
+// renamedCanonical is the later vendor's spelling when every identity of ids spells one
+// product under vendors that renamedVendors relate to it.
+func renamedCanonical(ids []appliance.CatalogEntry) (appliance.CatalogEntry, bool) {
+	var best appliance.CatalogEntry
+	current := ""
+	for _, id := range ids {
+		v := id.Vendor
+		if later, ok := renamedVendors[v]; ok {
+			v = later
+		}
+		if current != "" && v != current || id.Product != ids[0].Product {
+			return appliance.CatalogEntry{}, false
+		}
+		current = v
+		if id.Vendor == v {
+			best = id
+		}
+	}
+	return best, best.Vendor != ""
 }
 
 // Aliases returns (vendor, product) first, then the identities NVD also uses for the same
@@ -94,6 +165,9 @@ func aliasesIn(cat *Catalog, vendor, product string) []appliance.Identity {
 	self := appliance.Identity{Vendor: vendor, Product: product}
 	others := map[appliance.Identity]bool{}
 	for _, vp := range curatedAliases(self) {
+		others[vp] = true
+	}
+	for _, vp := range renamedSpellings(cat, vendor, product) {
 		others[vp] = true
 	}
 	for _, v := range projectSpellings(vendor, product) {

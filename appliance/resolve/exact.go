@@ -27,7 +27,28 @@ func newQuery(cat *Catalog, key Key, fullVendor string) *query {
 		}
 	}
 	q.products, q.weak = packageAwareSpellings(q.productWords)
+	if len(q.vendorWords) == 0 {
+		q.addWithoutKindWords()
+	}
 	return q
+}
+
+// addWithoutKindWords adds, as a weak spelling, a publisher-less name without the kind words
+// that end it ("Selenium server" → selenium): it names the project only when the project owns it.
+func (q *query) addWithoutKindWords() {
+	words := q.productWords
+	for len(words) > 1 && genericWords[words[len(words)-1]] {
+		words = words[:len(words)-1]
+	}
+	short := strings.Join(words, "_")
+	if len(words) == len(q.productWords) || slices.Contains(q.products, short) {
+		return
+	}
+	q.products = append(q.products, short)
+	if q.weak == nil {
+		q.weak = map[string]bool{}
+	}
+	q.weak[short] = true
 }
 
 // fullVendor is the publisher with its legal words kept ("the_document_foundation").
@@ -76,41 +97,89 @@ func (q *query) exact() (Result, bool) {
 // it. The project must be spelled exactly in the catalogue: its first two words
 // (wildfly-elytron-digest → wildfly_elytron, spring-boot-autoconfigure → spring_boot), or
 // the label, as a vendor:product pair with the label before it (apache:cxf) or a product its
-// own project owns (keycloak, etcd).
+// own project owns (keycloak, etcd). A label may spell the project in one word
+// (org.springframework: spring_framework).
 func (q *query) moduleOfProject() (Result, bool) {
-	var labels, words []string
-	switch {
-	case len(q.vendorWords) == 1 && strings.Contains(q.vendorWords[0], ".") && len(q.productWords) == 1:
-		labels = strings.Split(q.vendorWords[0], ".")
-		words = strings.Split(q.productWords[0], "-")
-	case len(q.vendorWords) == 0 && strings.Contains(q.key.Product, "/"):
-		path := strings.Split(q.key.Product, "/")
-		if last := path[len(path)-1]; len(path) > 2 && len(last) > 1 && last[0] == 'v' && allDigits(last[1:]) {
-			path = path[:len(path)-1] // github.com/kataras/iris/v12
-		}
-		if len(path) < 3 {
-			return Result{}, false
-		}
-		labels, words = path[len(path)-2:], []string{path[len(path)-1]}
-	default:
+	if len(q.vendorWords) != 1 || !strings.Contains(q.vendorWords[0], ".") || len(q.productWords) != 1 {
+		return Result{}, false
+	}
+	labels := strings.Split(q.vendorWords[0], ".")
+	words := strings.Split(q.productWords[0], "-")
+	if namespaceNoise[words[0]] {
 		return Result{}, false
 	}
 	i := slices.Index(labels, words[0])
-	if i < 0 || namespaceNoise[words[0]] {
-		return Result{}, false
+	// A label that begins with the module's first word spells the project in one word
+	// (org.springframework holds spring-context: spring_framework).
+	joined := ""
+	if i < 0 && len(words[0]) >= 4 {
+		i = slices.IndexFunc(labels, func(l string) bool { return len(l) > len(words[0])+2 && strings.HasPrefix(l, words[0]) })
+		if i >= 0 {
+			joined = words[0] + "_" + labels[i][len(words[0]):]
+		}
+	}
+	if i < 0 {
+		return q.groupProject(labels)
 	}
 	var tries []func() (appliance.CatalogEntry, bool)
 	if len(words) > 1 {
 		two := words[0] + "_" + words[1]
 		tries = append(tries, func() (appliance.CatalogEntry, bool) { return chooseOwner(q.cat.ByProduct(two), two) })
 	}
+	if joined != "" {
+		tries = append(tries, func() (appliance.CatalogEntry, bool) { return chooseOwner(q.cat.ByProduct(joined), joined) })
+	}
+	// A label after the project's names a sub-project: org.wildfly.core is WildFly Core
+	// (wildfly_core), org.wildfly.wildfly-http-client its own project. A sub-project the
+	// catalogue does not know is not its parent.
+	if i+1 < len(labels) && joined == "" {
+		next := labels[i+1]
+		sub, named := labels[i]+"_"+next, strings.Contains(next, "-")
+		if named {
+			sub = strings.ReplaceAll(next, "-", "_")
+		}
+		tries = append(tries, func() (appliance.CatalogEntry, bool) { return chooseOwner(q.cat.ByProduct(sub), sub) })
+		if named {
+			tries = append(tries, func() (appliance.CatalogEntry, bool) { return chooseOwner(q.cat.ByProduct(next), next) })
+			return q.firstOf(tries)
+		}
+	}
 	if i > 0 {
 		tries = append(tries, func() (appliance.CatalogEntry, bool) { return q.cat.Lookup(labels[i-1], words[0]) })
 	}
+	// The module and its group agree on the name (org.jboss.resteasy:resteasy-jaxb-provider):
+	// the product's own project, or its only vendor when CVE data uses it (redhat:resteasy).
 	tries = append(tries, func() (appliance.CatalogEntry, bool) {
-		id, ok := chooseOwner(q.cat.ByProduct(words[0]), words[0])
-		return id, ok && ownsByName(id.Vendor, words[0])
+		all := q.cat.ByProduct(words[0])
+		id, ok := chooseOwner(all, words[0])
+		return id, ok && (ownsByName(id.Vendor, words[0]) || joined == "" && id.CVEUsed && len(distinctVendors(all)) == 1)
 	})
+	return q.firstOf(tries)
+}
+
+// groupProject reads a group whose project label (the one after the top-level label:
+// org.keycloak) names a project its own vendor owns, for a module not named after it
+// (org.keycloak.testsuite:photoz-restful-api is Keycloak's). A later hyphenated label names a
+// sub-project of its own (org.wildfly.security.elytron-web), which is not its parent.
+func (q *query) groupProject(labels []string) (Result, bool) {
+	if len(labels) < 2 || namespaceNoise[labels[1]] {
+		return Result{}, false
+	}
+	for _, l := range labels[2:] {
+		if strings.Contains(l, "-") {
+			return Result{}, false
+		}
+	}
+	project := labels[1]
+	id, ok := chooseOwner(q.cat.ByProduct(project), project)
+	if !ok || !ownsByName(id.Vendor, project) {
+		return Result{}, false
+	}
+	return exactResult(q.usedSpelling(id), 0.8), true
+}
+
+// firstOf is the first identity found by tries, in its used spelling.
+func (q *query) firstOf(tries []func() (appliance.CatalogEntry, bool)) (Result, bool) {
 	for _, try := range tries {
 		if id, ok := try(); ok {
 			return exactResult(q.usedSpelling(id), 0.85), true
@@ -144,17 +213,25 @@ func (q *query) exactPair(vendors []string) (Result, bool) {
 	return Result{}, false
 }
 
-// vendorInProduct handles "GNU Wget" or "Apache Maven" reported without a publisher.
+// vendorInProduct handles "GNU Wget" or "Apache Maven" reported without a publisher, and a
+// publisher written last ("Clang/LLVM").
 func (q *query) vendorInProduct() (Result, bool) {
-	if len(q.vendors) > 0 || len(q.productWords) < 2 {
+	words := q.productWords
+	if len(q.vendors) > 0 || len(words) < 2 {
 		return Result{}, false
 	}
-	for n := 1; n <= 2 && n < len(q.productWords); n++ {
-		vendor := strings.Join(q.productWords[:n], "_")
+	type split struct{ vendor, product []string }
+	var splits []split
+	for n := 1; n <= 2 && n < len(words); n++ {
+		splits = append(splits, split{words[:n], words[n:]})
+	}
+	splits = append(splits, split{words[len(words)-1:], words[:len(words)-1]})
+	for _, sp := range splits {
+		vendor := strings.Join(sp.vendor, "_")
 		if !q.cat.HasVendor(vendor) {
 			continue
 		}
-		rest := &query{cat: q.cat, products: productSpellings(q.productWords[n:])}
+		rest := &query{cat: q.cat, products: productSpellings(sp.product)}
 		if res, ok := rest.exactPair([]string{vendor}); ok {
 			res.Confidence = 0.95
 			return res, true
@@ -205,12 +282,15 @@ func (q *query) vendorAgrees(vendor string) bool {
 // ("curl:curl"), a well-known upstream publisher, then "<product>_project", NVD's name for
 // projects without a company. A single vendor owns a product unless the name is generic.
 func chooseOwner(ids []appliance.CatalogEntry, product string) (appliance.CatalogEntry, bool) {
-	ids = preferUsed(preferApplications(ids))
+	ids = preferUsed(withoutPluginHosts(preferApplications(ids)))
 	if len(ids) == 0 {
 		return appliance.CatalogEntry{}, false
 	}
 	if len(distinctVendors(ids)) == 1 {
 		return ids[0], !isGeneric(product) && !pluginHosts[ids[0].Vendor]
+	}
+	if id, ok := renamedCanonical(ids); ok {
+		return id, true
 	}
 	if c, ok := canonicalOf(ids); ok {
 		for _, id := range ids {
@@ -252,9 +332,25 @@ func preferUsed(ids []appliance.CatalogEntry) []appliance.CatalogEntry {
 	return used
 }
 
+// withoutPluginHosts drops the plugin hosts' spellings when another vendor spells the product:
+// jenkins:nuget is the Jenkins plugin for NuGet, not NuGet.
+func withoutPluginHosts(ids []appliance.CatalogEntry) []appliance.CatalogEntry {
+	kept := make([]appliance.CatalogEntry, 0, len(ids))
+	for _, id := range ids {
+		if !pluginHosts[id.Vendor] {
+			kept = append(kept, id)
+		}
+	}
+	if len(kept) == 0 {
+		return ids
+	}
+	return kept
+}
+
 // pluginHosts file CVEs of plugins named after the software they drive (jenkins:nuget is
-// the Jenkins NuGet plugin), so their use by CVE data says nothing of the software itself.
-var pluginHosts = set("jenkins")
+// the Jenkins NuGet plugin, mediawiki:matomo the MediaWiki extension for Matomo), so their use
+// by CVE data says nothing of the software itself.
+var pluginHosts = set("jenkins", "mediawiki")
 
 var ownerRules = []func(vendor, product string) bool{
 	func(v, p string) bool { return v == p || v == strings.ReplaceAll(p, "_", "-") },
@@ -302,6 +398,9 @@ func (q *query) usedSpelling(id appliance.CatalogEntry) appliance.CatalogEntry {
 			return e
 		}
 	}
+	if e, ok := q.usedWithoutGenericTail(id); ok {
+		return e
+	}
 	var used []appliance.CatalogEntry
 	for _, a := range aliasesIn(q.cat, id.Vendor, id.Product)[1:] {
 		if e, ok := q.cat.Lookup(a.Vendor, a.Product); ok && e.CVEUsed {
@@ -312,6 +411,20 @@ func (q *query) usedSpelling(id appliance.CatalogEntry) appliance.CatalogEntry {
 		return id
 	}
 	return used[0]
+}
+
+// usedWithoutGenericTail finds the product CVE data uses that a dictionary-only spelling only
+// adds kind words to, under the same vendor: microsoft:.net_core_sdk is the SDK of
+// microsoft:.net_core, whose CVEs NVD files under the shorter name.
+func (q *query) usedWithoutGenericTail(id appliance.CatalogEntry) (appliance.CatalogEntry, bool) {
+	words := strings.Split(id.Product, "_")
+	for len(words) > 1 && genericWords[words[len(words)-1]] {
+		words = words[:len(words)-1]
+		if e, ok := q.cat.Lookup(id.Vendor, strings.Join(words, "_")); ok && e.CVEUsed && e.Part == id.Part {
+			return e, true
+		}
+	}
+	return appliance.CatalogEntry{}, false
 }
 
 func distinctVendors(ids []appliance.CatalogEntry) map[string]bool {

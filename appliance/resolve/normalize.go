@@ -87,6 +87,9 @@ func productTokens(product string) []string {
 			kept = append(kept, w)
 		}
 	}
+	if len(kept) == 0 && len(words) == 1 && productNoise[words[0]] {
+		return words // a name that is only a noise word is that name ("R", the language)
+	}
 	return kept
 }
 

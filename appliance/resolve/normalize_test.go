@@ -29,6 +29,8 @@ func TestNormalize(t *testing.T) {
 		{"", "libssl3:amd64", Key{"", "libssl3"}},
 		{"", "OpenSSL 1.1.1w  11 Sep 2023", Key{"", "openssl_11_sep_2023"}},
 		{"Oracle Corporation", "Java(TM) SE Development Kit 17.0.9 (64-bit)", Key{"oracle", "java_se_development_kit"}},
+		{"", "R", Key{"", "r"}},                                   // only a noise word: the name itself
+		{"", "Microsoft R Open 4.0.2", Key{"", "microsoft_open"}}, // "R" among other words is noise
 	}
 	for _, tt := range tests {
 		if got := Normalize(tt.vendor, tt.product); got != tt.want {

@@ -232,11 +232,15 @@ func (r *Resolver) store(gen uint64, key cacheKey, res Result) {
 	r.cache[key] = res
 }
 
-// onlyGenericWords reports a name without publisher whose every word is a generic word. A
-// hyphenated token is a package's name ("base-files"), not a phrase, and is not split.
+// onlyGenericWords reports a name without publisher whose every word is a generic word and
+// that no reviewed synonym or alias group names. A hyphenated token is a package's name ("base-files"), not a
+// phrase, and is not split.
 func onlyGenericWords(key Key) bool {
 	if key.Vendor != "" || key.Product == "" {
 		return false
+	}
+	if _, ok := productSynonyms[key.Product]; ok || curatedProducts[key.Product] {
+		return false // a reviewed name of a project (login is shadow's, file is file(1))
 	}
 	for _, w := range strings.Split(key.Product, "_") {
 		if !genericWords[w] {

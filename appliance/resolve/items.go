@@ -1,7 +1,10 @@
-package inventory
+package resolve
 
 import (
+	"context"
 	"strings"
+
+	"github.com/package-url/packageurl-go"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
@@ -68,16 +71,95 @@ func app(vendor, product string) appliance.Identity {
 	return appliance.Identity{Part: "a", Vendor: vendor, Product: product}
 }
 
+// ReviewedIdentities lists every identity of the reviewed bundle-id and Homebrew tables.
+func ReviewedIdentities() map[string]appliance.Identity {
+	all := make(map[string]appliance.Identity, len(bundleIdentities)+len(brewIdentities))
+	for k, id := range bundleIdentities {
+		all["bundle "+k] = id
+	}
+	for k, id := range brewIdentities {
+		all["brew "+k] = id
+	}
+	return all
+}
+
 // reviewedIdentity names the identity of a Mac app by its bundle id, or of a Homebrew formula
 // or cask by its name.
-func reviewedIdentity(it Item) (appliance.Identity, bool) {
-	if id, ok := bundleIdentities[strings.TrimSpace(it.Package.BundleID)]; ok {
+func reviewedIdentity(vendor, product string, pkg appliance.PackageInfo) (appliance.Identity, bool) {
+	if id, ok := bundleIdentities[strings.TrimSpace(pkg.BundleID)]; ok {
 		return id, true
 	}
-	if it.Package.Source == "brew" || strings.EqualFold(it.Vendor, "homebrew") {
-		name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(it.Product)), "@")
+	if pkg.Source == "brew" || strings.EqualFold(vendor, "homebrew") {
+		name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(product)), "@")
 		id, ok := brewIdentities[name]
 		return id, ok
 	}
 	return appliance.Identity{}, false
+}
+
+// distributionSources are the package systems whose names alone are too weak for a guess.
+var distributionSources = set("deb", "dpkg", "rpm", "apk")
+
+// SourceIdentity is what the source of a reported item says of its identity, before any
+// lookup by name: a reviewed bundle id or Homebrew formula, or a Go module path naming its
+// repository (github.com/coreos/etcd → etcd:etcd). ok is false when the source says nothing.
+func (r *Resolver) SourceIdentity(vendor, product string, pkg appliance.PackageInfo) (Result, bool) {
+	if id, ok := reviewedIdentity(vendor, product, pkg); ok {
+		return Result{Part: id.Part, Vendor: id.Vendor, Product: id.Product, Method: appliance.ResolutionExact, Confidence: 1}, true
+	}
+	if path, ok := goModulePath(product, pkg); ok {
+		_, cat := r.snapshot()
+		if id, ok := goModuleIdentity(cat, path); ok {
+			return exactResult(id, 0.9), true
+		}
+	}
+	return Result{}, false
+}
+
+// ResolveItem resolves a reported item as the inventory does without an organization's
+// decisions or imported advisories: what its source says, else its (vendor, product), where
+// a distribution package's name alone is too weak for a fuzzy guess.
+func (r *Resolver) ResolveItem(ctx context.Context, vendor, product string, pkg appliance.PackageInfo) (Result, error) {
+	if res, ok := r.SourceIdentity(vendor, product, pkg); ok {
+		return res, nil
+	}
+	res, err := r.Resolve(ctx, nil, vendor, product)
+	if err == nil && distributionSources[strings.ToLower(pkg.Source)] && res.Method == appliance.ResolutionFuzzy {
+		res = Result{Method: appliance.ResolutionUnresolved, Confidence: res.Confidence, Candidates: res.Candidates}
+	}
+	return res, err
+}
+
+// goModulePath is the module path of a Go package, from its purl or, for a Go source, its name.
+func goModulePath(product string, pkg appliance.PackageInfo) (string, bool) {
+	if u, err := packageurl.FromString(pkg.PURL); err == nil && u.Type == packageurl.TypeGolang {
+		if u.Namespace == "" {
+			return u.Name, true
+		}
+		return u.Namespace + "/" + u.Name, true
+	}
+	switch strings.ToLower(pkg.Source) {
+	case "go", "golang", "gomod":
+		return strings.TrimSpace(product), true
+	}
+	return "", false
+}
+
+// goModuleIdentity reads a module path on a code host (github.com/OWNER/REPO[/vN][/sub]): the
+// repository is the project, spelled in the catalogue with the owner as vendor or as its own
+// project (REPO:REPO). NVD's "REPO_project" vendors name whatever project first had a CVE under
+// that name (jwt_project:jwt is not github.com/nats-io/jwt), so they are not tried.
+func goModuleIdentity(cat *Catalog, path string) (appliance.CatalogEntry, bool) {
+	parts := strings.Split(strings.ToLower(path), "/")
+	if len(parts) < 3 || !strings.Contains(parts[0], ".") {
+		return appliance.CatalogEntry{}, false
+	}
+	owner, repo := parts[1], parts[2]
+	q := &query{cat: cat}
+	for _, vp := range [][2]string{{owner, repo}, {repo, repo}} {
+		if id, ok := cat.Lookup(vp[0], vp[1]); ok && id.Part == "a" {
+			return q.usedSpelling(id), true
+		}
+	}
+	return appliance.CatalogEntry{}, false
 }
