@@ -10,6 +10,9 @@ import (
 type Store interface {
 	Reader
 	Transactor
+	// InSharedTx runs a short write like InTx, in a transaction it may share with other short
+	// writes waiting at the same time (group commit); each is kept or undone on its own.
+	InSharedTx(ctx context.Context, fn func(Tx) error) error
 	// InSnapshot runs fn's reads on one consistent view of the database, as of its start.
 	InSnapshot(ctx context.Context, fn func(Reader) error) error
 }

@@ -44,11 +44,12 @@ type Store struct {
 	sessions *sqlite3store.SQLite3Store
 	log      *slog.Logger
 	// The write goroutine (writer.go): requests in, closed quit stops it, writerDone when it has.
-	writes     chan *writeRequest
-	quit       chan struct{}
-	writerDone chan struct{}
-	queued     atomic.Int32 // writes waiting to be taken
-	groups     atomic.Int64 // transactions committed by the write goroutine
+	writes       chan *writeRequest // InTx: each alone
+	sharedWrites chan *writeRequest // InSharedTx: group-committed
+	quit         chan struct{}
+	writerDone   chan struct{}
+	queued       atomic.Int32 // writes waiting to be taken
+	groups       atomic.Int64 // transactions committed by the write goroutine
 }
 
 // Open opens (creating if needed) the database file and migrates it to the current schema.
@@ -83,7 +84,7 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*St
 	reader.SetMaxOpenConns(opts.Readers)
 	reader.SetMaxIdleConns(opts.Readers)
 	s := &Store{queries: queries{db: reader, stmts: newPoolStatements(reader)}, path: path, writer: writer, reader: reader, log: log,
-		writes: make(chan *writeRequest), quit: make(chan struct{}), writerDone: make(chan struct{})}
+		writes: make(chan *writeRequest), sharedWrites: make(chan *writeRequest), quit: make(chan struct{}), writerDone: make(chan struct{})}
 	go s.runWriter()
 	return s, nil
 }
@@ -98,7 +99,7 @@ func dsn(path string, opts Options, readOnly bool) string {
 	q.Add("_time_format", "sqlite")
 	// Page caches of 16 MiB per reader and 64 MiB for the writer (SQLite's default is 2 MiB):
 	// a host's reconciliation touches hundreds of product and index pages. The writer keeps
-	// statement and savepoint journals in memory (writer.go runs every write in a savepoint),
+	// statement and savepoint journals in memory (writer.go runs shared writes in savepoints),
 	// and checkpoints every 32 MiB of WAL, so a page written by many transactions in a row
 	// reaches the database file once.
 	if readOnly {

@@ -10,13 +10,16 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-// Writes are group-committed. One goroutine owns the writer connection; a write that arrives
-// while a transaction runs waits, and the next transaction runs every waiting write, each in
-// its own savepoint, and commits them together. Each write stays atomic (its savepoint is
-// rolled back alone when it fails) and InTx returns only after the commit that made it
-// durable, so a caller still reads its own writes. Under concurrent load, pages every write
-// touches (a product's counters, an index leaf) reach the WAL once per group instead of once
-// per write, which is what limits SQLite's write rate.
+// One goroutine owns the writer connection and runs every write. A write made with InTx runs
+// alone in its own transaction, as it always did. Short writes made with InSharedTx (agent
+// inventories) are group-committed: those that arrive while a transaction runs wait, and the
+// next transaction runs every waiting one, each in its own savepoint, and commits them
+// together. Each stays atomic (its savepoint is rolled back alone when it fails) and returns
+// only after the commit that made it durable, so a caller still reads its own writes. Under
+// concurrent load, pages every write touches (a product's counters, an index leaf) reach the
+// WAL once per group instead of once per write, which is what limits SQLite's write rate.
+// Bulk writes (imports) never join a group: a savepoint keeps the original of every page it
+// changes in memory until it ends.
 const (
 	maxGroupWrites = 32
 	maxGroupTime   = 100 * time.Millisecond
@@ -31,20 +34,32 @@ type writeRequest struct {
 	done chan writeResult
 }
 
+// InTx runs fn in one write transaction of its own: committed when fn returns nil, rolled
+// back otherwise.
+func (s *Store) InTx(ctx context.Context, fn func(appliance.Tx) error) error {
+	return s.write(ctx, fn, s.writes)
+}
+
+// InSharedTx runs fn like InTx, in a transaction it may share with other short writes that
+// wait at the same time (group commit); fn's work is kept or undone on its own all the same.
+func (s *Store) InSharedTx(ctx context.Context, fn func(appliance.Tx) error) error {
+	return s.write(ctx, fn, s.sharedWrites)
+}
+
 type writeResult struct {
 	err      error
 	panicked any // a panic of fn, raised again in the caller's goroutine
 }
 
-// InTx runs fn in one write transaction: committed when fn returns nil, rolled back otherwise.
-func (s *Store) InTx(ctx context.Context, fn func(appliance.Tx) error) error {
+// write hands fn to the write goroutine on queue and waits for its answer.
+func (s *Store) write(ctx context.Context, fn func(appliance.Tx) error, queue chan *writeRequest) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	req := &writeRequest{ctx: ctx, fn: fn, done: make(chan writeResult, 1)}
 	s.queued.Add(1)
 	select {
-	case s.writes <- req:
+	case queue <- req:
 		s.queued.Add(-1)
 	case <-ctx.Done():
 		s.queued.Add(-1)
@@ -78,13 +93,36 @@ func (s *Store) runWriter() {
 		select {
 		case <-s.quit:
 			return
-		case first := <-s.writes:
+		case r := <-s.writes:
+			s.runAlone(r)
+		case first := <-s.sharedWrites:
 			s.runGroup(first)
 		}
 	}
 }
 
-// runGroup runs first and whatever writes wait meanwhile in one transaction.
+// runAlone runs one write in its own transaction; its statements stop when its caller gives up.
+func (s *Store) runAlone(r *writeRequest) {
+	if err := r.ctx.Err(); err != nil {
+		r.done <- writeResult{err: err}
+		return
+	}
+	tx, err := s.writer.BeginTx(r.ctx, nil)
+	if err != nil {
+		r.done <- writeResult{err: fmt.Errorf("begin: %w", translate(err))}
+		return
+	}
+	defer tx.Rollback() //nolint:errcheck // after a commit this is a no-op
+	res := callWrite(&queries{db: tx, stmts: &txStatements{tx: tx, m: map[string]*sql.Stmt{}}}, r.fn)
+	if res.err == nil && res.panicked == nil {
+		if err := tx.Commit(); err != nil {
+			res.err = fmt.Errorf("commit: %w", translate(err))
+		}
+	}
+	r.done <- res
+}
+
+// runGroup runs first and the shared writes that wait meanwhile in one transaction.
 func (s *Store) runGroup(first *writeRequest) {
 	var group []*writeRequest
 	var results []writeResult
@@ -134,7 +172,7 @@ func (s *Store) waitingWrite(size int, started time.Time) *writeRequest {
 		return nil
 	}
 	select {
-	case r := <-s.writes:
+	case r := <-s.sharedWrites:
 		return r
 	default:
 		return nil

@@ -10,7 +10,7 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-// TestGroupCommitKeepsEachWriteAtomic holds the writer inside one write while four more
+// TestGroupCommitKeepsEachWriteAtomic holds the writer inside one shared write while four more
 // arrive, then lets it go: the writes that waited run in the same transaction, and each is
 // kept or undone on its own — a failing write and a panicking one leave nothing, a write
 // whose caller gave up never runs, the others are committed.
@@ -26,7 +26,7 @@ func TestGroupCommitKeepsEachWriteAtomic(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
-		first <- st.InTx(ctx, func(tx appliance.Tx) error {
+		first <- st.InSharedTx(ctx, func(tx appliance.Tx) error {
 			err := org("first")(tx)
 			close(started)
 			<-release
@@ -48,7 +48,7 @@ func TestGroupCommitKeepsEachWriteAtomic(t *testing.T) {
 					outcomes <- outcome{name, fmt.Errorf("panic: %v", p)}
 				}
 			}()
-			outcomes <- outcome{name, st.InTx(ctx, fn)}
+			outcomes <- outcome{name, st.InSharedTx(ctx, fn)}
 		}()
 	}
 	cancelled, cancel := context.WithCancel(ctx)

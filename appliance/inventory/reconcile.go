@@ -108,7 +108,7 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 		return Result{}, err
 	}
 	res := Result{Hostname: rep.Hostname}
-	err = s.store.InTx(ctx, func(tx appliance.Tx) error {
+	err = s.store.InSharedTx(ctx, func(tx appliance.Tx) error {
 		sub.sum, sub.fresh = Summary{}, nil
 		id, err := sub.reconcile(ctx, tx)
 		res.AssetID, res.Summary = id, sub.sum
@@ -527,7 +527,7 @@ func (sub *submission) resubmitted(ctx context.Context) (Result, bool, error) {
 		return Result{}, false, err
 	}
 	done := false
-	err = store.InTx(ctx, func(tx appliance.Tx) error {
+	err = store.InSharedTx(ctx, func(tx appliance.Tx) error {
 		cur, err := appliance.OwnedAsset(ctx, tx, sub.orgID, rep.Hostname)
 		if err != nil || cur.InventoryHash != sub.fp { // changed meanwhile: reconcile in full
 			return err
