@@ -97,17 +97,17 @@ func dsn(path string, opts Options, readOnly bool) string {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous("+opts.Synchronous+")")
 	q.Add("_time_format", "sqlite")
-	// Page caches of 16 MiB per reader and 64 MiB for the writer (SQLite's default is 2 MiB):
+	// Page caches of 8 MiB per reader and 32 MiB for the writer (SQLite's default is 2 MiB):
 	// a host's reconciliation touches hundreds of product and index pages. The writer keeps
 	// statement and savepoint journals in memory (writer.go runs shared writes in savepoints),
 	// and checkpoints every 32 MiB of WAL, so a page written by many transactions in a row
 	// reaches the database file once.
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
-		q.Add("_pragma", "cache_size(-16384)")
+		q.Add("_pragma", "cache_size(-8192)")
 	} else {
 		q.Add("_txlock", "immediate")
-		q.Add("_pragma", "cache_size(-65536)")
+		q.Add("_pragma", "cache_size(-32768)")
 		q.Add("_pragma", "temp_store(memory)")
 		q.Add("_pragma", "wal_autocheckpoint(8192)")
 	}

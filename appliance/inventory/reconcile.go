@@ -109,7 +109,7 @@ func (s *Service) Submit(ctx context.Context, orgID int64, rep Report) (Result, 
 	}
 	res := Result{Hostname: rep.Hostname}
 	err = s.store.InSharedTx(ctx, func(tx appliance.Tx) error {
-		sub.sum, sub.fresh = Summary{}, nil
+		sub.sum, sub.fresh = Summary{}, make([]appliance.Installation, 0, len(rep.Items))
 		id, err := sub.reconcile(ctx, tx)
 		res.AssetID, res.Summary = id, sub.sum
 		return err
@@ -299,7 +299,7 @@ func (sub *submission) reconcile(ctx context.Context, tx appliance.Tx) (int64, e
 		return 0, err
 	}
 	sub.live = make(map[int64]appliance.Installation, len(installed))
-	known := make(map[appliance.ProductKey]appliance.Product, len(rep.Items))
+	known := make(map[appliance.ProductKey]appliance.Product, len(installed))
 	for _, ip := range installed {
 		sub.live[ip.ProductID] = ip.Installation
 		known[ip.Product.Key()] = ip.Product
@@ -316,8 +316,13 @@ func (sub *submission) reconcile(ctx context.Context, tx appliance.Tx) (int64, e
 	if err != nil {
 		return 0, err
 	}
+	if len(known) == 0 { // a new host: every product is one just found
+		known = more
+	}
 	for k, p := range more {
-		known[k] = p
+		if _, ok := known[k]; !ok {
+			known[k] = p
+		}
 	}
 	kept := make(map[int64]bool, len(rep.Items))
 	for i, it := range rep.Items {
@@ -387,7 +392,8 @@ func (sub *submission) readProducts(ctx context.Context) error {
 }
 
 // productsByKeys finds products by key in the transaction: from what readProducts read when no
-// product has changed since, else by reading them again.
+// product has changed since, else by reading them again. The answer may hold other reported
+// products too.
 func (sub *submission) productsByKeys(ctx context.Context, tx appliance.Tx, keys []appliance.ProductKey) (map[appliance.ProductKey]appliance.Product, error) {
 	serial, err := tx.ProductChangeSerial(ctx)
 	if err != nil {
@@ -397,13 +403,7 @@ func (sub *submission) productsByKeys(ctx context.Context, tx appliance.Tx, keys
 		sub.readRule = nil // products changed since: their rule is computed again
 		return tx.ProductsByKeys(ctx, sub.orgID, keys)
 	}
-	out := make(map[appliance.ProductKey]appliance.Product, len(keys))
-	for _, k := range keys {
-		if p, ok := sub.read[k]; ok {
-			out[k] = p
-		}
-	}
-	return out, nil
+	return sub.read, nil // what was read for every reported key: a superset of keys
 }
 
 // upsertAsset writes the host's own fields and times.
@@ -502,7 +502,7 @@ func (s *Service) fingerprint(rep Report) string {
 	h := sha256.New()
 	cat, kb, cve := s.engine.generations()
 	fmt.Fprintf(h, "v2 %d %d %d %d\x1e", cat, kb, cve, s.engine.resolver.Generation())
-	var buf []byte
+	buf := make([]byte, 0, 96*len(rep.Items))
 	for _, it := range rep.Items {
 		k := it.Package
 		for _, f := range [...]string{it.Vendor, it.Product, it.Version, it.Path, k.Source, k.Release, k.SourcePackage,
