@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"sync"
 	"testing"
 )
 
@@ -204,4 +206,38 @@ func TestExposureCountsStayExact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConcurrentInventoriesStayExact posts inventories from benchAgents agents at once, so
+// they are group-committed and read their products before the writer while others create
+// them: every product is created exactly once, every answer is exact, and every kept count
+// agrees with a recount, first for new hosts, then for all of them changing at once.
+func TestConcurrentInventoriesStayExact(t *testing.T) {
+	w := newInvWorld(t, catalogMini, nvdMini)
+	const hosts = 48
+	var f fleet
+	for h := range hosts {
+		items := slices.Clone(hostA[h%3 : h%3+4]) // shared products, some hosts agree on all
+		items = append(items, inv("Tools Inc", fmt.Sprintf("Tool %d", h), "1.0"))
+		f.hosts = append(f.hosts, items)
+	}
+	var mu sync.Mutex
+	created := 0
+	f.post(t, w.acme, f.bodies(t, "par"), func(s inventorySummary) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		created += s.ProductsCreated
+		return s.InstallationsCreated == 5 && s.TotalProducts == 5 && s.InstallationsRemoved == 0
+	})
+	if want := len(hostA) - 1 + hosts; created != want { // hostA[0:7] minus the last, and one tool each
+		t.Errorf("%d products created, want each of the %d distinct products created once", created, want)
+	}
+	checkCountsAgree(t, w, w.alice)
+	for h := range f.hosts { // each drops its first product and upgrades its tool
+		f.hosts[h] = append(f.hosts[h][1:4], inv("Tools Inc", fmt.Sprintf("Tool %d", h), "2.0"))
+	}
+	f.post(t, w.acme, f.bodies(t, "par"), func(s inventorySummary) bool {
+		return s == inventorySummary{ProductsCreated: 1, InstallationsCreated: 1, InstallationsRemoved: 2, TotalProducts: 4}
+	})
+	checkCountsAgree(t, w, w.alice)
 }
