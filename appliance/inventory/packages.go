@@ -133,15 +133,8 @@ var (
 // and Ubuntu's maintainers, Red Hat), its version (+deb11u5, ubuntu0.1, .el8_7, -r3 on an
 // Alpine host), a macOS application name or Homebrew.
 func inferSource(it Item, hostSystem string) string {
-	if it.Package.PURL == "" {
-		// no purl to read
-	} else if u, err := packageurl.FromString(it.Package.PURL); err == nil {
-		switch {
-		case osvEcosystem(u.Type) != "":
-			return u.Type
-		case u.Type == "deb" || u.Type == "rpm" || u.Type == "apk":
-			return u.Type
-		}
+	if t := purlType(it.Package.PURL); osvEcosystem(t) != "" || t == "deb" || t == "rpm" || t == "apk" {
+		return t
 	}
 	vendor := strings.ToLower(it.Vendor)
 	switch {
@@ -161,6 +154,18 @@ func inferSource(it Item, hostSystem string) string {
 		return sourceAPK
 	}
 	return ""
+}
+
+// purlType is the type of a package URL; "" when there is none or it does not parse.
+func purlType(purl string) string {
+	if purl == "" {
+		return ""
+	}
+	u, err := packageurl.FromString(purl)
+	if err != nil {
+		return ""
+	}
+	return u.Type
 }
 
 // upstreamVersion is the upstream part of a package version: epoch and distribution
