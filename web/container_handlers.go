@@ -144,12 +144,8 @@ func (s *Server) listContainers(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := listResponse[containerJSON]{Items: make([]containerJSON, 0, len(items)), Total: total, Page: f.Page,
-		PerPage: f.PerPage, Pages: pages(total, f.PerPage)}
-	for _, img := range items {
-		out.Items = append(out.Items, toContainerJSON(img))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, pageOf(appliance.Page[appliance.ContainerImage]{Items: items, Total: total, Page: f.Page,
+		PerPage: f.PerPage}, toContainerJSON))
 }
 
 // containerFilter reads the list query; organization_id never widens the caller's scope.

@@ -83,11 +83,8 @@ func (s *Server) listFindings(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	items := make([]findingRowJSON, len(rows))
-	for i, row := range rows {
-		items[i] = toFindingRowJSON(row)
-	}
-	writeJSON(w, http.StatusOK, listResponse[findingRowJSON]{Items: items, Total: total, Page: f.Page, PerPage: f.PerPage, Pages: pages(total, f.PerPage)})
+	writeJSON(w, http.StatusOK, pageOf(appliance.Page[appliance.FindingRow]{Items: rows, Total: total, Page: f.Page,
+		PerPage: f.PerPage}, toFindingRowJSON))
 }
 
 var findingRowCSVHeader = []string{"match_id", "product_id", "vendor", "product", "version", "cpe", "criticality", "host_count",

@@ -42,11 +42,9 @@ func parseNamedPage(r *http.Request, pageName, perPageName string, def, max int)
 	return p, nil
 }
 
+// pages is how many pages of perPage hold total items (the count appliance.Page gives).
 func pages(total, perPage int) int {
-	if total == 0 {
-		return 0
-	}
-	return (total + perPage - 1) / perPage
+	return appliance.Page[struct{}]{Total: total, PerPage: perPage}.Pages()
 }
 
 // queryBool reads an optional boolean query parameter.

@@ -326,15 +326,15 @@ func (s *Server) resolutionReview(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := listResponse[reviewItemJSON]{Items: make([]reviewItemJSON, 0, len(items)), Total: total, Page: pg.Page,
-		PerPage: pg.PerPage, Pages: pages(total, pg.PerPage)}
-	for _, it := range items {
-		j := reviewItemJSON{Vendor: it.Vendor, Name: it.Name, ProductIDs: it.ProductIDs, HostCount: it.HostCount,
-			Candidates: []reviewCandidateJSON{}}
-		for _, c := range it.Candidates {
-			j.Candidates = append(j.Candidates, reviewCandidateJSON{Part: c.Part, Vendor: c.Vendor, Product: c.Product, Title: c.Title, Score: c.Score})
-		}
-		out.Items = append(out.Items, j)
+	writeJSON(w, http.StatusOK, pageOf(appliance.Page[inventory.ReviewEntry]{Items: items, Total: total, Page: pg.Page,
+		PerPage: pg.PerPage}, toReviewItemJSON))
+}
+
+func toReviewItemJSON(it inventory.ReviewEntry) reviewItemJSON {
+	j := reviewItemJSON{Vendor: it.Vendor, Name: it.Name, ProductIDs: it.ProductIDs, HostCount: it.HostCount,
+		Candidates: []reviewCandidateJSON{}}
+	for _, c := range it.Candidates {
+		j.Candidates = append(j.Candidates, reviewCandidateJSON{Part: c.Part, Vendor: c.Vendor, Product: c.Product, Title: c.Title, Score: c.Score})
 	}
-	writeJSON(w, http.StatusOK, out)
+	return j
 }

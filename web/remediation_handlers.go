@@ -136,12 +136,8 @@ func (s *Server) listAssignments(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := listResponse[assignmentJSON]{Items: make([]assignmentJSON, 0, len(items)), Total: total, Page: f.Page,
-		PerPage: f.PerPage, Pages: pages(total, f.PerPage)}
-	for _, rec := range items {
-		out.Items = append(out.Items, toAssignmentJSON(rec))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, pageOf(appliance.Page[remediation.Record]{Items: items, Total: total, Page: f.Page,
+		PerPage: f.PerPage}, toAssignmentJSON))
 }
 
 // assignmentFilter reads the list query; newest first is the default for every sort but due_date.

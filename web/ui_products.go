@@ -29,16 +29,11 @@ func (s *Server) productsPage(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		v.Items, v.Pager.Total, err = s.inventory.Products(r.Context(), f)
 	}
-	status := http.StatusOK
-	if err != nil {
-		var msg string
-		var ok bool
-		if status, msg, ok = publicError(err); !ok {
-			s.uiFail(w, r, err)
-			return
-		}
-		v.Invalid = msg
+	status, invalid, ok := s.listOutcome(w, r, err)
+	if !ok {
+		return
 	}
+	v.Invalid = invalid
 	v.Pager = newPager(v.Q, max(f.Page, 1), max(f.PerPage, 1), v.Pager.Total)
 	s.render(w, r, status, "products", view{Title: "Products", Nav: "products", Data: v})
 }

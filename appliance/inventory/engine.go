@@ -279,9 +279,23 @@ func (e *Engine) resolveWith(ctx context.Context, org resolve.OverrideSource, ve
 	if res.Method == appliance.ResolutionNotTracked {
 		return notTracked, nil
 	}
+	return resolutionOf(res), nil
+}
+
+// resolutionOf is the resolver's result as the inventory keeps it.
+func resolutionOf(res resolve.Result) resolution {
 	if res.Method == appliance.ResolutionUnresolved || res.Vendor == "" {
-		return resolution{method: appliance.ResolutionUnresolved, confidence: res.Confidence}, nil
+		return resolution{method: appliance.ResolutionUnresolved, confidence: res.Confidence}
 	}
 	return resolution{identity: appliance.Identity{Part: res.Part, Vendor: res.Vendor, Product: res.Product},
-		method: res.Method, confidence: res.Confidence}, nil
+		method: res.Method, confidence: res.Confidence}
+}
+
+// withoutGuess leaves a distribution package's name unresolved rather than guessed
+// (resolve.TooWeakToGuess).
+func withoutGuess(r resolution, pkg appliance.PackageInfo) resolution {
+	if r.method == appliance.ResolutionFuzzy && resolve.TooWeakToGuess(pkg) {
+		return resolution{method: appliance.ResolutionUnresolved, confidence: r.confidence}
+	}
+	return r
 }

@@ -232,10 +232,7 @@ func (e *Engine) resolvePackage(ctx context.Context, it Item) (resolution, bool,
 		if err != nil {
 			return resolution{}, true, err
 		}
-		if r.method == appliance.ResolutionFuzzy { // a package name alone is too weak for a guess
-			r = resolution{method: appliance.ResolutionUnresolved, confidence: r.confidence}
-		}
-		res = r
+		res = withoutGuess(r, it.Package)
 	}
 	if e.covered(h) {
 		res.method, res.confidence = appliance.ResolutionPackage, 1

@@ -262,10 +262,10 @@ func (s *Service) resolveItem(ctx context.Context, overrides overrideMap, it Ite
 		return resolution{identity: id, method: appliance.ResolutionExact, confidence: 1}, nil
 	}
 	if res, ok := s.engine.resolver.SourceIdentity(it.Vendor, it.Product, it.Package); ok {
-		return resolution{identity: appliance.Identity{Part: res.Part, Vendor: res.Vendor, Product: res.Product},
-			method: res.Method, confidence: res.Confidence}, nil
+		return resolutionOf(res), nil
 	}
-	return s.engine.resolveShared(ctx, it.Vendor, it.Product)
+	r, err := s.engine.resolveShared(ctx, it.Vendor, it.Product)
+	return withoutGuess(r, it.Package), err
 }
 
 // overridesFor reads the organization's overrides for all reported pairs in one query (none
@@ -318,10 +318,11 @@ func (sub *submission) reconcile(ctx context.Context, tx appliance.Tx) (int64, e
 	}
 	if len(known) == 0 { // a new host: every product is one just found
 		known = more
-	}
-	for k, p := range more {
-		if _, ok := known[k]; !ok {
-			known[k] = p
+	} else {
+		for k, p := range more {
+			if _, ok := known[k]; !ok { // what the transaction read of the host stays
+				known[k] = p
+			}
 		}
 	}
 	kept := make(map[int64]bool, len(rep.Items))

@@ -71,14 +71,14 @@ var aliasGroups = [][]string{
 	{"heinz_mauelshagen:lvm2", "redhat:lvm2"},                                                // LVM2 and device-mapper, by its author
 	{"logrotate_project:logrotate", "gentoo:logrotate"},                                      // logrotate's early CVEs are filed under Gentoo
 	{"libexpat_project:libexpat", "libexpat:expat", "james_clark:expat"},                     // Expat, by its author
-	{"jedsoft:s-lang", "s-lang:s-lang"},
-	{"freedesktop:dbus", "freedesktop:libdbus"}, // D-Bus and its library                                                      // S-Lang, by its publisher
-	{"musl-libc:musl", "etalabs:musl"},
-	{"apache:subversion", "subversion:subversion"},       // Subversion, an Apache project
-	{"hashicorp:vagrant", "vagrant_project:vagrant"},     // Vagrant, by HashiCorp
-	{"redhat:wildfly", "wildfly:wildfly"},                // WildFly, by Red Hat
-	{"redhat:keycloak", "keycloak:keycloak"},             // Keycloak, by Red Hat
-	{"sound_exchange_project:sound_exchange", "sox:sox"}, // SoX, Sound eXchange          // musl, by its site and its author's company
+	{"jedsoft:s-lang", "s-lang:s-lang"},                                                      // S-Lang, by its publisher
+	{"freedesktop:dbus", "freedesktop:libdbus"},                                              // D-Bus and its library
+	{"musl-libc:musl", "etalabs:musl"},                                                       // musl, by its site and its author's company
+	{"apache:subversion", "subversion:subversion"},                                           // Subversion, an Apache project
+	{"hashicorp:vagrant", "vagrant_project:vagrant"},                                         // Vagrant, by HashiCorp
+	{"redhat:wildfly", "wildfly:wildfly"},                                                    // WildFly, by Red Hat
+	{"redhat:keycloak", "keycloak:keycloak"},                                                 // Keycloak, by Red Hat
+	{"sound_exchange_project:sound_exchange", "sox:sox"},                                     // SoX, Sound eXchange
 	// VirtualBox, from Sun to Oracle, which renamed it "VM VirtualBox" and files CVEs under both.
 	{"oracle:vm_virtualbox", "oracle:virtualbox", "sun:virtualbox"},
 }

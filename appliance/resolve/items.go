@@ -100,6 +100,12 @@ func reviewedIdentity(vendor, product string, pkg appliance.PackageInfo) (applia
 // distributionSources are the package systems whose names alone are too weak for a guess.
 var distributionSources = set("deb", "dpkg", "rpm", "apk")
 
+// TooWeakToGuess reports a distribution package: its name alone (bash, file, less) is too
+// weak for a fuzzy guess at its identity.
+func TooWeakToGuess(pkg appliance.PackageInfo) bool {
+	return pkg.Release != "" || distributionSources[strings.ToLower(pkg.Source)]
+}
+
 // SourceIdentity is what the source of a reported item says of its identity, before any
 // lookup by name: a reviewed bundle id or Homebrew formula, or a Go module path naming its
 // repository (github.com/coreos/etcd → etcd:etcd). ok is false when the source says nothing.
@@ -124,7 +130,7 @@ func (r *Resolver) ResolveItem(ctx context.Context, vendor, product string, pkg 
 		return res, nil
 	}
 	res, err := r.Resolve(ctx, nil, vendor, product)
-	if err == nil && distributionSources[strings.ToLower(pkg.Source)] && res.Method == appliance.ResolutionFuzzy {
+	if err == nil && TooWeakToGuess(pkg) && res.Method == appliance.ResolutionFuzzy {
 		res = Result{Method: appliance.ResolutionUnresolved, Confidence: res.Confidence, Candidates: res.Candidates}
 	}
 	return res, err
