@@ -82,7 +82,7 @@ func (c *cli) catalogCommand() *cobra.Command {
 	cat := &cobra.Command{Use: "catalog", Short: "Import software identities"}
 	cat.AddCommand(&cobra.Command{
 		Use:   "import FILE...",
-		Short: "Import a catalogue: TSV (part, vendor, product, title), NVD CPE API 2.0 JSON or CPE dictionary XML 2.3; .gz too",
+		Short: "Import a catalogue: TSV (part, vendor, product, title), NVD CPE API 2.0 JSON, CPE dictionary XML 2.3 or Syft's cpe-index.json; .gz too",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withStore(cmd, func(_ Config, st *sqlitestore.Store) error {

@@ -1,6 +1,9 @@
 package appliance
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // ResolutionMethod is how a product's identity was found, in the order resolution tries them
 // (package identities come from distribution advisories instead).
@@ -229,6 +232,34 @@ type CatalogEntry struct {
 	Deprecated bool   // every entry of the product in the source was deprecated
 	Source     string // where it came from: nvd, cpedict, default, kb …
 	CVEUsed    bool   // CVE data names it (a feed's criteria, or a catalogue's nvd sources)
+	// Platform is the one software platform (CPE target_sw: node.js, rust, wordpress …) every
+	// CPE name of the identity that says one is for; PlatformAny when names differ or say none,
+	// "" when no source has said. See MergePlatform.
+	Platform string
+}
+
+// PlatformAny marks an identity named for several platforms, or for none in particular.
+const PlatformAny = "*"
+
+// PlatformOf is the platform a CPE name's target_sw gives: ANY and NA say none in particular.
+func PlatformOf(targetSW string) string {
+	if targetSW == "" || targetSW == "*" || targetSW == "-" {
+		return PlatformAny
+	}
+	return strings.ToLower(targetSW)
+}
+
+// MergePlatform folds what another CPE name says of an identity's platform into what is
+// known: the first word wins, a disagreement makes it PlatformAny, and "" adds nothing. The
+// store's upsert applies the same rule.
+func MergePlatform(known, seen string) string {
+	switch {
+	case known == "":
+		return seen
+	case seen == "" || seen == known:
+		return known
+	}
+	return PlatformAny
 }
 
 // Generation names of the change counters.

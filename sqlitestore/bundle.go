@@ -111,11 +111,11 @@ func scanAdvisoryEntry(rows *sql.Rows) (appliance.AdvisoryEntry, error) {
 }
 
 func (q *queries) EachChangedCatalogEntry(ctx context.Context, since time.Time, fn func(appliance.CatalogEntry) error) error {
-	return eachRow(ctx, q, `SELECT part, vendor, product, title, deprecated, source, cve_used FROM catalog
+	return eachRow(ctx, q, `SELECT part, vendor, product, title, deprecated, source, cve_used, platform FROM catalog
 		WHERE updated_at >= ? ORDER BY id`, []any{sinceText(since)},
 		func(rows *sql.Rows) (appliance.CatalogEntry, error) {
 			var e appliance.CatalogEntry
-			return e, rows.Scan(&e.Part, &e.Vendor, &e.Product, &e.Title, &e.Deprecated, &e.Source, &e.CVEUsed)
+			return e, rows.Scan(&e.Part, &e.Vendor, &e.Product, &e.Title, &e.Deprecated, &e.Source, &e.CVEUsed, &e.Platform)
 		}, fn)
 }
 

@@ -297,3 +297,36 @@ func TestGenerationsAndCatalogue(t *testing.T) {
 		t.Errorf("CVE generation = %d (%v), want 0", g, err)
 	}
 }
+
+// The store folds what each import says of an identity's platform as appliance.MergePlatform
+// does: nothing known takes the first word, a second platform makes it any, "" changes nothing.
+func TestCataloguePlatformMerges(t *testing.T) {
+	st := newStore(t)
+	ctx := context.Background()
+	id := appliance.Identity{Part: "a", Vendor: "chromedriver_project", Product: "chromedriver"}
+	steps := []struct{ seen, want string }{
+		{"", ""},
+		{"node.js", "node.js"},
+		{"", "node.js"},
+		{"node.js", "node.js"},
+		{"rust", appliance.PlatformAny},
+		{"node.js", appliance.PlatformAny},
+	}
+	known := ""
+	for i, step := range steps {
+		err := inTx(st, func(ctx context.Context, tx appliance.Tx) error {
+			return tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: id, Source: "test", Platform: step.seen}, t0)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := st.EachCatalogEntry(ctx, func(e appliance.CatalogEntry) error { got = e.Platform; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		known = appliance.MergePlatform(known, step.seen)
+		if got != step.want || known != step.want {
+			t.Errorf("step %d (%q): store says %q, MergePlatform %q, want %q", i, step.seen, got, known, step.want)
+		}
+	}
+}

@@ -40,14 +40,14 @@ func (q *queries) EachCVEConfiguration(ctx context.Context, fn func(id string, c
 }
 
 func (q *queries) EachCatalogEntry(ctx context.Context, fn func(appliance.CatalogEntry) error) error {
-	rows, err := q.query(ctx, `SELECT part, vendor, product, title, deprecated, source, cve_used FROM catalog`)
+	rows, err := q.query(ctx, `SELECT part, vendor, product, title, deprecated, source, cve_used, platform FROM catalog`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var e appliance.CatalogEntry
-		if err := rows.Scan(&e.Part, &e.Vendor, &e.Product, &e.Title, &e.Deprecated, &e.Source, &e.CVEUsed); err != nil {
+		if err := rows.Scan(&e.Part, &e.Vendor, &e.Product, &e.Title, &e.Deprecated, &e.Source, &e.CVEUsed, &e.Platform); err != nil {
 			return err
 		}
 		if err := fn(e); err != nil {
@@ -130,12 +130,16 @@ func (q *queries) UpsertKEV(ctx context.Context, k appliance.KEVRecord) error {
 }
 
 func (q *queries) UpsertCatalogEntry(ctx context.Context, e appliance.CatalogEntry, at time.Time) error {
-	_, err := q.exec(ctx, `INSERT INTO catalog (part, vendor, product, title, deprecated, source, cve_used, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (part, vendor, product) DO UPDATE SET
+	// platform folds as appliance.MergePlatform does.
+	const mergedPlatform = `CASE WHEN catalog.platform = '' THEN excluded.platform
+		WHEN excluded.platform IN ('', catalog.platform) THEN catalog.platform ELSE '*' END`
+	_, err := q.exec(ctx, `INSERT INTO catalog (part, vendor, product, title, deprecated, source, cve_used, platform, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (part, vendor, product) DO UPDATE SET
 		title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE catalog.title END,
-		deprecated = excluded.deprecated, cve_used = max(catalog.cve_used, excluded.cve_used), updated_at = excluded.updated_at
+		deprecated = excluded.deprecated, cve_used = max(catalog.cve_used, excluded.cve_used),
+		platform = `+mergedPlatform+`, updated_at = excluded.updated_at
 		WHERE (excluded.title <> '' AND excluded.title <> catalog.title) OR excluded.deprecated <> catalog.deprecated
-		   OR excluded.cve_used > catalog.cve_used`,
-		e.Part, e.Vendor, e.Product, e.Title, e.Deprecated, e.Source, e.CVEUsed, fmtTime(at))
+		   OR excluded.cve_used > catalog.cve_used OR `+mergedPlatform+` <> catalog.platform`,
+		e.Part, e.Vendor, e.Product, e.Title, e.Deprecated, e.Source, e.CVEUsed, e.Platform, fmtTime(at))
 	return translate(err)
 }

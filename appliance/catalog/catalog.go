@@ -1,6 +1,7 @@
 // Package catalog imports software identities — (part, vendor, product) triples of CPE 2.3
 // names — from the files an operator feeds `vulnkeeper catalog import`: the project's TSV, NVD
-// CPE API 2.0 JSON and the official CPE dictionary XML, each optionally gzipped.
+// CPE API 2.0 JSON, the official CPE dictionary XML and package-to-CPE indexes (Syft's
+// cpe-index.json, whose names carry the platform a package is for), each optionally gzipped.
 //
 // Importers stream their input and hand every identity to a callback once: a dictionary lists
 // each product in many versions, and those collapse into one appliance.CatalogEntry per file.
@@ -48,7 +49,7 @@ func Parse(ctx context.Context, r io.Reader, fn func(appliance.CatalogEntry) err
 	case formatDictionaryXML:
 		return parseDictionary(ctx, br, fn)
 	case formatNVDJSON:
-		return parseNVDJSON(ctx, br, fn)
+		return parseJSON(ctx, br, fn)
 	default:
 		return parseTSV(ctx, br, fn)
 	}

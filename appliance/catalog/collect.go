@@ -51,6 +51,7 @@ func (s *productSet) add(id appliance.CatalogEntry) {
 	}
 	have := &s.list[i]
 	have.Deprecated = have.Deprecated && id.Deprecated
+	have.Platform = appliance.MergePlatform(have.Platform, id.Platform)
 	if id.Title != "" && (have.Title == "" || len(id.Title) < len(have.Title)) {
 		have.Title = id.Title
 	}
@@ -72,7 +73,7 @@ func (s *productSet) emit(ctx context.Context, fn func(appliance.CatalogEntry) e
 // identityFromName turns a parsed CPE name into the identity it names; title is cleaned of
 // white space runs and of a trailing copy of the name's version.
 func identityFromName(n cpe.Name, title string, deprecated bool) (appliance.CatalogEntry, error) {
-	id := appliance.CatalogEntry{Identity: appliance.Identity{Part: n.Part, Vendor: strings.ToLower(n.Vendor), Product: strings.ToLower(n.Product)}, Title: stripVersion(normalizeSpace(title), n.Version, n.Update), Deprecated: deprecated}
+	id := appliance.CatalogEntry{Identity: appliance.Identity{Part: n.Part, Vendor: strings.ToLower(n.Vendor), Product: strings.ToLower(n.Product)}, Title: stripVersion(normalizeSpace(title), n.Version, n.Update), Deprecated: deprecated, Platform: appliance.PlatformOf(n.TargetSW)}
 	return id, checkIdentity(id)
 }
 

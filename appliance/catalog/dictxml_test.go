@@ -22,8 +22,8 @@ func TestParseRealDictionary(t *testing.T) {
 	}
 	m := byKey(ids)
 	for _, w := range []appliance.CatalogEntry{
-		{Identity: appliance.Identity{Part: "a", Vendor: "1024cms", Product: "1024_cms"}, Title: "1024cms.org 1024 CMS"},
-		{Identity: appliance.Identity{Part: "a", Vendor: "openssl", Product: "openssl"}, Title: "OpenSSL OpenSSL"},
+		{Identity: appliance.Identity{Part: "a", Vendor: "1024cms", Product: "1024_cms"}, Title: "1024cms.org 1024 CMS", Platform: "*"},
+		{Identity: appliance.Identity{Part: "a", Vendor: "openssl", Product: "openssl"}, Title: "OpenSSL OpenSSL", Platform: "*"},
 	} {
 		if g := m[keyOf(w)]; g != w {
 			t.Errorf("got %+v, want %+v", g, w)
@@ -62,8 +62,8 @@ func TestParseDictionaryItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []appliance.CatalogEntry{
-		{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "widget"}, Title: "ACME Widget"},
-		{Identity: appliance.Identity{Part: "o", Vendor: "acme", Product: "os_++"}, Title: "ACME OS++ 2 for routers", Deprecated: true},
+		{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "widget"}, Title: "ACME Widget", Platform: "*"},
+		{Identity: appliance.Identity{Part: "o", Vendor: "acme", Product: "os_++"}, Title: "ACME OS++ 2 for routers", Deprecated: true, Platform: "*"},
 	}
 	if !equalIdentities(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)

@@ -20,33 +20,36 @@ type nvdProduct struct {
 	} `json:"cpe"`
 }
 
-// parseNVDJSON walks the top-level object token by token and decodes the "products" array one
-// element at a time, so a full dump never sits in memory as JSON.
-func parseNVDJSON(ctx context.Context, r io.Reader, fn func(appliance.CatalogEntry) error) (int, error) {
+// parseJSON walks the top-level object token by token: an NVD CPE API 2.0 document's
+// "products" array is decoded one element at a time, so a full dump never sits in memory as
+// JSON; a package-to-CPE index (Syft's cpe-index.json) is read one ecosystem at a time.
+func parseJSON(ctx context.Context, r io.Reader, fn func(appliance.CatalogEntry) error) (int, error) {
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
 		return 0, err
 	}
-	set, foundProducts := newProductSet(), false
+	set, found := newProductSet(), false
 	for dec.More() {
 		key, err := objectKey(dec)
 		if err != nil {
 			return 0, err
 		}
-		if key != "products" {
-			if err := skipValue(dec); err != nil {
-				return 0, err
-			}
-			continue
+		switch key {
+		case "products":
+			err = readProducts(ctx, dec, set)
+		case "ecosystems":
+			err = readEcosystems(ctx, dec, set)
+		default:
+			err = skipValue(dec)
 		}
-		foundProducts = true
-		if err := readProducts(ctx, dec, set); err != nil {
+		if err != nil {
 			return 0, err
 		}
+		found = found || key == "products" || key == "ecosystems"
 	}
-	if !foundProducts {
+	if !found {
 		return 0, appliance.Invalid("catalog", "format",
-			`JSON has no "products" array: not an NVD CPE API 2.0 document`)
+			`JSON has no "products" array (an NVD CPE API 2.0 document) and no "ecosystems" (a package-to-CPE index)`)
 	}
 	return set.emit(ctx, fn)
 }

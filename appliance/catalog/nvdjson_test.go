@@ -11,11 +11,11 @@ import (
 func TestParseNVDCPEAPISample(t *testing.T) {
 	got := parseAll(t, nvdCPESample)
 	want := []appliance.CatalogEntry{
-		{Identity: appliance.Identity{Part: "a", Vendor: "notepad-plus-plus", Product: "notepad++"}, Title: "Notepad++"},
-		{Identity: appliance.Identity{Part: "a", Vendor: "nodejs", Product: "node.js"}, Title: "Node.js"},
-		{Identity: appliance.Identity{Part: "a", Vendor: "haxx", Product: "curl"}, Title: "Haxx curl", Deprecated: true},
-		{Identity: appliance.Identity{Part: "a", Vendor: "curl", Product: "curl"}, Title: "curl"},
-		{Identity: appliance.Identity{Part: "o", Vendor: "microsoft", Product: "windows_10_22h2"}, Title: "Microsoft Windows 10 22H2"},
+		{Identity: appliance.Identity{Part: "a", Vendor: "notepad-plus-plus", Product: "notepad++"}, Title: "Notepad++", Platform: "*"},
+		{Identity: appliance.Identity{Part: "a", Vendor: "nodejs", Product: "node.js"}, Title: "Node.js", Platform: "*"},
+		{Identity: appliance.Identity{Part: "a", Vendor: "haxx", Product: "curl"}, Title: "Haxx curl", Deprecated: true, Platform: "*"},
+		{Identity: appliance.Identity{Part: "a", Vendor: "curl", Product: "curl"}, Title: "curl", Platform: "*"},
+		{Identity: appliance.Identity{Part: "o", Vendor: "microsoft", Product: "windows_10_22h2"}, Title: "Microsoft Windows 10 22H2", Platform: "*"},
 	}
 	if !equalIdentities(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
@@ -32,7 +32,7 @@ func TestParseNVDJSONCollapsesVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []appliance.CatalogEntry{{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "widget"}, Title: "ACME Widget"}}
+	want := []appliance.CatalogEntry{{Identity: appliance.Identity{Part: "a", Vendor: "acme", Product: "widget"}, Title: "ACME Widget", Platform: "*"}}
 	if !equalIdentities(got, want) {
 		t.Errorf("got %+v, want %+v (not deprecated: one version is live)", got, want)
 	}

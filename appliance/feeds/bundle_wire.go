@@ -36,6 +36,7 @@ type wireCatalog struct {
 	Deprecated bool   `json:"deprecated,omitempty"`
 	Source     string `json:"source"`
 	CVEUsed    bool   `json:"cve_used,omitempty"`
+	Platform   string `json:"platform,omitempty"`
 }
 
 type wireCVE struct {
@@ -83,12 +84,12 @@ type wireAdvisory struct {
 }
 
 func catalogLine(e appliance.CatalogEntry) bundleLine {
-	return bundleLine{Catalog: &wireCatalog{e.Part, e.Vendor, e.Product, e.Title, e.Deprecated, e.Source, e.CVEUsed}}
+	return bundleLine{Catalog: &wireCatalog{e.Part, e.Vendor, e.Product, e.Title, e.Deprecated, e.Source, e.CVEUsed, e.Platform}}
 }
 
 func (w wireCatalog) entry() appliance.CatalogEntry {
 	return appliance.CatalogEntry{Identity: appliance.Identity{Part: w.Part, Vendor: w.Vendor, Product: w.Product},
-		Title: w.Title, Deprecated: w.Deprecated, Source: w.Source, CVEUsed: w.CVEUsed}
+		Title: w.Title, Deprecated: w.Deprecated, Source: w.Source, CVEUsed: w.CVEUsed, Platform: w.Platform}
 }
 
 func cveLine(c appliance.CVERecord) bundleLine {

@@ -118,7 +118,8 @@ func (e *Engine) loadCatalog(ctx context.Context) error {
 	start := time.Now()
 	var ids []appliance.CatalogEntry
 	err := e.store.EachCatalogEntry(ctx, func(c appliance.CatalogEntry) error {
-		ids = append(ids, appliance.CatalogEntry{Identity: appliance.Identity{Part: c.Part, Vendor: c.Vendor, Product: c.Product}, Title: c.Title, Deprecated: c.Deprecated})
+		c.Source = "" // resolution reads whether CVE data uses an identity and its platform, never where it came from
+		ids = append(ids, c)
 		return nil
 	})
 	if err != nil {
@@ -291,10 +292,10 @@ func resolutionOf(res resolve.Result) resolution {
 		method: res.Method, confidence: res.Confidence}
 }
 
-// withoutGuess leaves a distribution package's name unresolved rather than guessed
-// (resolve.TooWeakToGuess).
-func withoutGuess(r resolution, pkg appliance.PackageInfo) resolution {
-	if r.method == appliance.ResolutionFuzzy && resolve.TooWeakToGuess(pkg) {
+// withoutRefused leaves unresolved what the item's own facts rule out (resolve.Refuses): a
+// fuzzy guess for a distribution package, an identity of another platform's packages.
+func (e *Engine) withoutRefused(r resolution, pkg appliance.PackageInfo) resolution {
+	if r.method != appliance.ResolutionUnresolved && e.resolver.Refuses(r.identity, r.method, pkg) {
 		return resolution{method: appliance.ResolutionUnresolved, confidence: r.confidence}
 	}
 	return r

@@ -49,7 +49,7 @@ func (im *Importer) feedTx(ctx context.Context, name string, run func(h *feedHan
 	last := start
 	err := im.store.InTx(ctx, func(tx appliance.Tx) error {
 		st = FeedStats{}
-		h := &feedHandler{tx: tx, at: im.now().UTC(), seen: map[appliance.Identity]bool{}, stats: &st}
+		h := &feedHandler{tx: tx, at: im.now().UTC(), seen: map[appliance.Identity]string{}, stats: &st}
 		h.tick = func() {
 			if im.Progress != nil && time.Since(last) > 2*time.Second {
 				last = time.Now()
@@ -79,7 +79,7 @@ func (im *Importer) feedTx(ctx context.Context, name string, run func(h *feedHan
 type feedHandler struct {
 	tx    appliance.Tx
 	at    time.Time
-	seen  map[appliance.Identity]bool
+	seen  map[appliance.Identity]string // identities stored, with the platform stored for them
 	stats *FeedStats
 	tick  func()
 }
@@ -101,7 +101,8 @@ func (h *feedHandler) CVE(ctx context.Context, c nvd.CVE) error {
 	return h.catalogue(ctx, c.Configurations)
 }
 
-// catalogue adds every vendor:product named by the CVE's criteria (source nvd).
+// catalogue adds every vendor:product named by the CVE's criteria (source nvd), with the
+// platform (target_sw) each criterion names it for.
 func (h *feedHandler) catalogue(ctx context.Context, cfgs []nvd.Configuration) error {
 	for _, cfg := range cfgs {
 		for _, node := range cfg.Nodes {
@@ -110,16 +111,19 @@ func (h *feedHandler) catalogue(ctx context.Context, cfgs []nvd.Configuration) e
 				if err != nil || !cpe.ValidComponent(n.Vendor) || !cpe.ValidComponent(n.Product) {
 					continue
 				}
-				id := appliance.Identity{Part: n.Part, Vendor: strings.ToLower(n.Vendor), Product: strings.ToLower(n.Product)}
-				if h.seen[id] {
+				e := appliance.CatalogEntry{Identity: appliance.Identity{Part: n.Part, Vendor: strings.ToLower(n.Vendor), Product: strings.ToLower(n.Product)},
+					Source: "nvd", CVEUsed: true, Platform: appliance.PlatformOf(n.TargetSW)}
+				known, stored := h.seen[e.Identity]
+				if stored && appliance.MergePlatform(known, e.Platform) == known {
 					continue
 				}
-				h.seen[id] = true
-				e := appliance.CatalogEntry{Identity: id, Source: "nvd", CVEUsed: true}
+				h.seen[e.Identity] = appliance.MergePlatform(known, e.Platform)
 				if err := h.tx.UpsertCatalogEntry(ctx, e, h.at); err != nil {
 					return err
 				}
-				h.stats.Identities++
+				if !stored {
+					h.stats.Identities++
+				}
 			}
 		}
 	}
@@ -133,20 +137,22 @@ func (h *feedHandler) KEV(ctx context.Context, e nvd.KEVEntry) error {
 		DueDate: e.DueDate, Ransomware: e.Ransomware})
 }
 
-// ImportCatalog reads a catalogue file (TSV, NVD CPE 2.0 JSON or CPE dictionary XML).
+// ImportCatalog reads a catalogue file (TSV, NVD CPE 2.0 JSON, CPE dictionary XML or a
+// package-to-CPE index).
 func (im *Importer) ImportCatalog(ctx context.Context, name string, r io.Reader, source string) (int, error) {
 	var n int
 	err := im.store.InTx(ctx, func(tx appliance.Tx) error {
 		at := im.now().UTC()
 		var err error
 		n, err = catalog.Parse(ctx, r, func(id appliance.CatalogEntry) error {
-			return tx.UpsertCatalogEntry(ctx, appliance.CatalogEntry{Identity: appliance.Identity{Part: id.Part, Vendor: id.Vendor, Product: id.Product}, Title: id.Title, Deprecated: id.Deprecated, Source: source, CVEUsed: id.CVEUsed}, at)
+			id.Source = source
+			return tx.UpsertCatalogEntry(ctx, id, at)
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if n == 0 { // a header alone, or a file of another kind: say so instead of "0 identities"
-			return appliance.Invalid("file", "empty", "%s holds no identities: a catalogue is TSV (part, vendor, product[, title]), NVD CPE 2.0 JSON or CPE dictionary XML", name)
+			return appliance.Invalid("file", "empty", "%s holds no identities: a catalogue is TSV (part, vendor, product[, title]), NVD CPE 2.0 JSON, CPE dictionary XML or a package-to-CPE index (Syft's cpe-index.json)", name)
 		}
 		_, err = tx.BumpGeneration(ctx, appliance.GenerationCatalog)
 		return err

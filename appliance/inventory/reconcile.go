@@ -69,7 +69,7 @@ type submission struct {
 	rep      Report
 	fp       string // fingerprint of rep with the data it is matched against
 	at       time.Time
-	resolved map[pairKey]resolution
+	resolved map[itemKey]resolution
 	rules    *criticality.Rules // the organization's criticality rules
 	sum      Summary
 	live     map[int64]appliance.Installation // the host's installations before, by product
@@ -222,16 +222,23 @@ func (it Item) key() appliance.ProductKey {
 
 type pairKey struct{ vendor, name string }
 
+// itemKey is what resolving an item reads: its pair and what its package says (an npm package
+// and a Mac app of one name are not one identity).
+type itemKey struct {
+	vendor, name string
+	pkg          appliance.PackageInfo
+}
+
 // resolveItems resolves each distinct reported (vendor, product) once, before the write
 // transaction, so the transaction holds the writer only for the writes.
-func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (map[pairKey]resolution, error) {
+func (s *Service) resolveItems(ctx context.Context, orgID int64, items []Item) (map[itemKey]resolution, error) {
 	overrides, err := s.overridesFor(ctx, orgID, items)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[pairKey]resolution, len(items))
+	out := make(map[itemKey]resolution, len(items))
 	for _, it := range items {
-		k := pairKey{it.Vendor, it.Product}
+		k := itemKey{it.Vendor, it.Product, it.Package}
 		if _, ok := out[k]; ok {
 			continue
 		}
@@ -265,7 +272,7 @@ func (s *Service) resolveItem(ctx context.Context, overrides overrideMap, it Ite
 		return resolutionOf(res), nil
 	}
 	r, err := s.engine.resolveShared(ctx, it.Vendor, it.Product)
-	return withoutGuess(r, it.Package), err
+	return s.engine.withoutRefused(r, it.Package), err
 }
 
 // overridesFor reads the organization's overrides for all reported pairs in one query (none
@@ -433,7 +440,7 @@ func (sub *submission) upsertAsset(ctx context.Context, tx appliance.Tx) (applia
 // upsertProduct finds or creates the product of an item, brings its identity up to date
 // (unless a person set it) and its matches up to the current CVE data.
 func (sub *submission) upsertProduct(ctx context.Context, tx appliance.Tx, it Item, p appliance.Product, found bool) (appliance.Product, error) {
-	s, res := sub.svc, sub.resolved[pairKey{it.Vendor, it.Product}]
+	s, res := sub.svc, sub.resolved[itemKey{it.Vendor, it.Product, it.Package}]
 	if !found {
 		var err error
 		p = appliance.Product{OrganizationID: sub.orgID, Vendor: it.Vendor, Name: it.Product, Version: it.Version,

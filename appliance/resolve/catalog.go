@@ -14,8 +14,11 @@ type Catalog struct {
 	vendors   map[string]bool
 }
 
-// NewCatalog indexes identities by (vendor, product), by product and by vendor.
+// NewCatalog indexes identities by (vendor, product), by product and by vendor. The same
+// identity given twice (read from two catalogue files) is one entry, merged as the store
+// merges it.
 func NewCatalog(identities []appliance.CatalogEntry) *Catalog {
+	identities = mergeDuplicates(identities)
 	c := &Catalog{
 		byPair:    make(map[appliance.Identity][]appliance.CatalogEntry, len(identities)),
 		byProduct: make(map[string][]appliance.CatalogEntry, len(identities)),
@@ -85,4 +88,40 @@ func partRank(part string) int {
 	default:
 		return 2
 	}
+}
+
+// mergeDuplicates folds entries of one (part, vendor, product): used by CVE data when either
+// is, its platform merged, the first title kept; the input is returned as is when unique.
+func mergeDuplicates(ids []appliance.CatalogEntry) []appliance.CatalogEntry {
+	at := make(map[appliance.Identity]int, len(ids))
+	var merged []appliance.CatalogEntry
+	for i, id := range ids {
+		j, dup := at[id.Identity]
+		if !dup {
+			at[id.Identity] = len(at)
+			if merged != nil {
+				merged = append(merged, id)
+			}
+			continue
+		}
+		if merged == nil {
+			merged = make([]appliance.CatalogEntry, 0, len(ids))
+			for _, e := range ids[:i] {
+				if k := at[e.Identity]; k == len(merged) {
+					merged = append(merged, e)
+				}
+			}
+		}
+		have := &merged[j]
+		have.CVEUsed = have.CVEUsed || id.CVEUsed
+		have.Deprecated = have.Deprecated && id.Deprecated
+		have.Platform = appliance.MergePlatform(have.Platform, id.Platform)
+		if have.Title == "" {
+			have.Title = id.Title
+		}
+	}
+	if merged == nil {
+		return ids
+	}
+	return merged
 }

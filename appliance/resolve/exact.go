@@ -257,7 +257,9 @@ func (q *query) productOnly() (Result, bool) {
 		// A one-word publisher the catalogue does not know — a package namespace, often — leaves
 		// only long or marked names to the catalogue's owner (ramsey/uuid is not uuidjs:uuid,
 		// nesbot/carbon not wso2:carbon; Igor Pavlov's 7-Zip is 7-zip:7-zip).
-		if len(q.vendors) == 0 && !isGeneric(p) && (len(p) >= 7 || len(q.vendorWords) > 1 || strings.ContainsAny(p, "0123456789+-_.")) {
+		// A project spelled by its own name (opencv:opencv) is itself under any namespace that
+		// repackages it (org.openpnp:opencv, org.webjars:jquery).
+		if len(q.vendors) == 0 && !isGeneric(p) && (len(p) >= 7 || len(q.vendorWords) > 1 || strings.ContainsAny(p, "0123456789+-_.") || id.Vendor == p) {
 			return exactResult(id, 0.85), true
 		}
 	}

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/package-url/packageurl-go"
@@ -106,6 +107,65 @@ func TooWeakToGuess(pkg appliance.PackageInfo) bool {
 	return pkg.Release != "" || distributionSources[strings.ToLower(pkg.Source)]
 }
 
+// Refuses reports a resolution the item's own facts rule out: a fuzzy guess for a
+// distribution package (TooWeakToGuess), or an identity NVD names only as a package of a
+// language or plugin platform the item is not from — chromedriver_project:chromedriver is the
+// npm package (target_sw node.js), not the ChromeDriver a Mac reports. A distribution's
+// package of a language library is that library, so distribution packages are never refused
+// for their platform.
+func (r *Resolver) Refuses(id appliance.Identity, method appliance.ResolutionMethod, pkg appliance.PackageInfo) bool {
+	if TooWeakToGuess(pkg) {
+		return method == appliance.ResolutionFuzzy
+	}
+	if !id.Resolved() {
+		return false
+	}
+	_, cat := r.snapshot()
+	e, ok := cat.Lookup(id.Vendor, id.Product)
+	if !ok || !packagePlatforms[e.Platform] {
+		return false
+	}
+	return !slices.Contains(ecosystemPlatforms[itemEcosystem(pkg)], e.Platform)
+}
+
+// packagePlatforms are the language runtimes and plugin hosts NVD writes as a CPE's target_sw
+// for packages of their ecosystems.
+var packagePlatforms = set("node.js", "nodejs", "npm", "npmjs", "python", "pypi", "flask", "django", "pyramid", "ruby", "rails",
+	"rust", "go", "golang", "php", "perl", "java", "wordpress", "jenkins", "joomla\\!", "joomla!", "joomla", "drupal", "typo3",
+	"moodle", "roundcube", "magento", "prestashop", "mediawiki")
+
+// ecosystemPlatforms are the platforms whose packages an ecosystem's items are.
+var ecosystemPlatforms = map[string][]string{
+	"npm":      {"node.js", "nodejs", "npm", "npmjs"},
+	"pypi":     {"python", "pypi", "flask", "django", "pyramid"},
+	"gem":      {"ruby", "rails"},
+	"cargo":    {"rust"},
+	"golang":   {"go", "golang"},
+	"composer": {"php", "wordpress", "joomla\\!", "joomla!", "joomla", "drupal", "typo3", "moodle", "roundcube", "magento", "prestashop", "mediawiki"},
+	"maven":    {"java", "jenkins"},
+}
+
+// itemEcosystem is the package ecosystem of an item, by its purl's type or its source.
+func itemEcosystem(pkg appliance.PackageInfo) string {
+	kind := strings.ToLower(pkg.Source)
+	if u, err := packageurl.FromString(pkg.PURL); err == nil {
+		kind = u.Type
+	}
+	switch kind {
+	case "go", "gomod":
+		return "golang"
+	case "rubygems":
+		return "gem"
+	case "crates.io", "rust":
+		return "cargo"
+	case "packagist", "php":
+		return "composer"
+	case "jenkins":
+		return "maven"
+	}
+	return kind
+}
+
 // SourceIdentity is what the source of a reported item says of its identity, before any
 // lookup by name: a reviewed bundle id or Homebrew formula, or a Go module path naming its
 // repository (github.com/coreos/etcd → etcd:etcd). ok is false when the source says nothing.
@@ -123,14 +183,14 @@ func (r *Resolver) SourceIdentity(vendor, product string, pkg appliance.PackageI
 }
 
 // ResolveItem resolves a reported item as the inventory does without an organization's
-// decisions or imported advisories: what its source says, else its (vendor, product), where
-// a distribution package's name alone is too weak for a fuzzy guess.
+// decisions or imported advisories: what its source says, else its (vendor, product) unless
+// the item's facts refuse the identity found (Refuses).
 func (r *Resolver) ResolveItem(ctx context.Context, vendor, product string, pkg appliance.PackageInfo) (Result, error) {
 	if res, ok := r.SourceIdentity(vendor, product, pkg); ok {
 		return res, nil
 	}
 	res, err := r.Resolve(ctx, nil, vendor, product)
-	if err == nil && TooWeakToGuess(pkg) && res.Method == appliance.ResolutionFuzzy {
+	if err == nil && r.Refuses(appliance.Identity{Part: res.Part, Vendor: res.Vendor, Product: res.Product}, res.Method, pkg) {
 		res = Result{Method: appliance.ResolutionUnresolved, Confidence: res.Confidence, Candidates: res.Candidates}
 	}
 	return res, err

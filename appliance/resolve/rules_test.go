@@ -9,7 +9,8 @@ import (
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
-// rulesCatalog spells each case of the rules below; "+" marks an identity CVE data uses.
+// rulesCatalog spells each case of the rules below; "+" marks an identity CVE data uses, and
+// "@platform" the platform its CPE names are for.
 func rulesCatalog() *Catalog {
 	var ids []appliance.CatalogEntry
 	for _, s := range []string{
@@ -23,10 +24,13 @@ func rulesCatalog() *Catalog {
 		"redhat:wildfly", "wildfly:wildfly", "redhat:wildfly_core+", "redhat:keycloak+", "keycloak:keycloak",
 		"redhat:resteasy+", "shadow_project:shadow+", "file_project:file+", "file:file+", "gentoo:file+",
 		"etcd:etcd+", "redhat:etcd+", "jwt_project:jwt+", "r_project:r+", "r_foundation:r+",
+		"chromedriver_project:chromedriver+@node.js", "stack_project:stack@rust", "flask_project:flask+@*",
+		"mongodb:mongodb+", "libarchive:libarchive+", "opencv:opencv+",
 	} {
+		s, platform, _ := strings.Cut(s, "@")
 		vp, used := strings.CutSuffix(s, "+")
 		vendor, product, _ := strings.Cut(vp, ":")
-		ids = append(ids, appliance.CatalogEntry{Identity: appliance.Identity{Part: "a", Vendor: vendor, Product: product}, CVEUsed: used})
+		ids = append(ids, appliance.CatalogEntry{Identity: appliance.Identity{Part: "a", Vendor: vendor, Product: product}, CVEUsed: used, Platform: platform})
 	}
 	return NewCatalog(ids)
 }
@@ -57,6 +61,15 @@ func TestResolutionRules(t *testing.T) {
 		{"a Go module path names its repository", "golang", "", "github.com/coreos/etcd", "etcd:etcd"},
 		{"with a major version suffix", "golang", "", "github.com/coreos/etcd/v3", "etcd:etcd"},
 		{"but not NVD's placeholder project of the same name", "golang", "", "github.com/nats-io/jwt", ""},
+		{"an npm package's identity is not a Mac's tool", "macos", "", "ChromeDriver", ""},
+		{"nor a name reported without a source", "", "", "chromedriver", ""},
+		{"an npm item of the name is the package", "npm", "", "chromedriver", "chromedriver_project:chromedriver"},
+		{"a distribution's package of it is never refused for its platform", "deb", "", "chromedriver", "chromedriver_project:chromedriver"},
+		{"a Rust crate is not a Mac's tool", "macos", "", "Stack", ""},
+		{"an identity named for several platforms binds none", "macos", "", "Flask", "flask_project:flask"},
+		{"a command is its project's", "macos", "", "mongod", "mongodb:mongodb"},
+		{"libarchive's tar", "macos", "", "bsdtar", "libarchive:libarchive"},
+		{"a project spelled by its own name under a repackaging namespace", "maven", "org.openpnp", "opencv", "opencv:opencv"},
 	} {
 		res, err := r.ResolveItem(context.Background(), c.vendor, c.product, appliance.PackageInfo{Source: c.source})
 		if err != nil {

@@ -303,6 +303,21 @@ var productSynonyms = map[string]string{
 	"java_se_development_kit":     "jdk",         // JDK is the "Java SE Development Kit"
 	"java_development_kit":        "jdk",         // (older installer name)
 	"java_update":                 "jre",         // Oracle's JRE installs as "Java <n> Update <m>"
+	// Commands reported as tools (runner images, `which` lists) are their project's.
+	"mongod":      "mongodb", // MongoDB's server, shell and shard router
+	"mongo":       "mongodb",
+	"mongos":      "mongodb",
+	"bsdtar":      "libarchive", // libarchive's command-line tools
+	"bsdcpio":     "libarchive",
+	"bsdcat":      "libarchive",
+	"rustc":       "rust", // the Rust toolchain's compiler and documentation tool
+	"rustdoc":     "rust",
+	"gfortran":    "gcc", // GNU Fortran is GCC's Fortran front end
+	"gnu_fortran": "gcc",
+	"homebrew":    "brew", // NVD names Homebrew by its command
+	"mysqld":      "mysql",
+	"postgres":    "postgresql",
+	"sshd":        "openssh",
 }
 
 // upstreamVendors publish many products whose names are not their own (GNU tar, Apache
