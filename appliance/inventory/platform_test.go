@@ -2,6 +2,8 @@ package inventory_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -50,5 +52,23 @@ func TestPlatformBoundIdentity(t *testing.T) {
 		if d.Identity.Pair() != uglify.Pair() || !slices.Equal(got, []string{"CVE-2015-8857", "CVE-2015-8858"}) {
 			t.Errorf("%s %s (%s): %s with %v, want %s with CVE-2015-8857 and CVE-2015-8858", it.Product, it.Version, it.Package.Source, d.Identity, got, uglify)
 		}
+	}
+}
+
+// The inventory resolves with what the catalogue says of CVE use: of two vendors the
+// dictionary lists for "pip", the one NVD files pip's CVEs under owns the name (the shared
+// catalogue's rows, sources included).
+func TestInventoryPrefersIdentitiesCVEDataUses(t *testing.T) {
+	tsv := filepath.Join(t.TempDir(), "catalog.tsv")
+	rows := "part\tvendor\tproduct\ttitle\tsources\n" +
+		"a\tpip-installer\tpip\tpip-installer pip 1.0\tdict2015\n" +
+		"a\tpypa\tpip\t\tcpedict,nvd11\n"
+	if err := os.WriteFile(tsv, []byte(rows), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t, tsv)
+	w.submit(t, w.acme, report("runner-1", item("", "Pip", "23.0")))
+	if d := w.product(t, "", "Pip", "23.0"); d.Identity.String() != "pypa:pip" {
+		t.Errorf("Pip resolved to %q by %s, want pypa:pip", d.Identity, d.Resolution)
 	}
 }
