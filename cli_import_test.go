@@ -50,10 +50,13 @@ func TestCLIImports(t *testing.T) {
 	cvelist := filepath.Join("..", "shared", "data", "cve5", "cvelistV5")
 	cve5Record := filepath.Join("..", "shared", "data", "cve5", "vulnrichment", "2015", "10xxx", "CVE-2015-10123.json")
 	notJSON := filepath.Join(importFixtures, "catalog-mini.tsv")
+	cpeIndex := filepath.Join("..", "shared", "data", "cpe", "syft-cpe-index.json.gz")
 	took := `in [0-9.]+[µnm]?s`
 	steps := []cliStep{
 		{"catalog import", "", []string{"catalog", "import", catalog}, 0,
 			wantLines(regexp.QuoteMeta(catalog) + ": 29 identities " + took)},
+		{"catalog import of Syft's package-to-CPE index", "", []string{"catalog", "import", cpeIndex}, 0,
+			wantLines(regexp.QuoteMeta(cpeIndex) + ": 8035 identities " + took)},
 		{"feed import", "", []string{"feed", "import", nvdMini, kevMini}, 0, wantLines(
 			regexp.QuoteMeta(nvdMini)+`: 7 CVEs, 0 rejected removed, 0 KEV entries, [1-9][0-9]* catalogue identities `+took+` \([0-9]+ records/s\)`,
 			regexp.QuoteMeta(kevMini)+`: 0 CVEs, 0 rejected removed, 2 KEV entries, 0 catalogue identities `+took+` \([0-9]+ records/s\)`)},

@@ -111,7 +111,7 @@ func (d *dictReader) startItem(t xml.StartElement) error {
 
 func (d *dictReader) end(t xml.EndElement) error {
 	switch {
-	case t.Name.Local == "title" && d.title != nil:
+	case t.Name.Local == "title" && d.title != nil && d.item != nil:
 		d.title.Text = d.text.String()
 		d.item.titles = append(d.item.titles, *d.title)
 		d.title = nil
@@ -121,7 +121,7 @@ func (d *dictReader) end(t xml.EndElement) error {
 			return itemError(d.item.offset, err)
 		}
 		d.set.add(id)
-		d.item = nil
+		d.item, d.title = nil, nil // a title left open ends with its item
 	}
 	return nil
 }

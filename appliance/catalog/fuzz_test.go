@@ -38,6 +38,7 @@ func FuzzCatalog(f *testing.F) {
 	f.Add(readFile(f, nvdCPESample))
 	f.Add(readFile(f, starterCatalog))
 	f.Add(headOfGzip(f, vendorProductTSV, 4<<10))
+	f.Add([]byte(`{"ecosystems":{"npm":{"chromedriver":["cpe:2.3:a:chromedriver_project:chromedriver:*:*:*:*:*:node.js:*:*"]},"pypi":{}}}`))
 	dict := headOfGzip(f, dictionaryXML, 6<<10)
 	f.Add(dict)
 	f.Add(append(dict[:bytes.LastIndex(dict, []byte("</cpe-item>"))+len("</cpe-item>")], "</cpe-list>"...))
