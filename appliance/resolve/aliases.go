@@ -78,6 +78,8 @@ var aliasGroups = [][]string{
 	{"hashicorp:vagrant", "vagrant_project:vagrant"},                                         // Vagrant, by HashiCorp
 	{"redhat:wildfly", "wildfly:wildfly"},                                                    // WildFly, by Red Hat
 	{"redhat:keycloak", "keycloak:keycloak"},                                                 // Keycloak, by Red Hat
+	{"redhat:ansible", "ansible:ansible", "ansibleworks:ansible"},                            // Ansible, by AnsibleWorks, then Red Hat
+	{"erlang:erlang/otp", "erlang:erlang", "erlang:otp"},                                     // Erlang/OTP, NVD's three spellings
 	{"sound_exchange_project:sound_exchange", "sox:sox"},                                     // SoX, Sound eXchange
 	// VirtualBox, from Sun to Oracle, which renamed it "VM VirtualBox" and files CVEs under both.
 	{"oracle:vm_virtualbox", "oracle:virtualbox", "sun:virtualbox"},

@@ -36,8 +36,10 @@ func newQuery(cat *Catalog, key Key, fullVendor string) *query {
 // addWithoutKindWords adds, as a weak spelling, a publisher-less name without the kind words
 // that end it ("Selenium server" → selenium): it names the project only when the project owns it.
 func (q *query) addWithoutKindWords() {
+	// One kind word only: a name that is its publisher's once two are gone ("Alibaba Cloud
+	// CLI" → alibaba) has lost what it named.
 	words := q.productWords
-	for len(words) > 1 && genericWords[words[len(words)-1]] {
+	if len(words) > 1 && genericWords[words[len(words)-1]] {
 		words = words[:len(words)-1]
 	}
 	short := strings.Join(words, "_")
@@ -227,14 +229,16 @@ func (q *query) vendorInProduct() (Result, bool) {
 	}
 	splits = append(splits, split{words[len(words)-1:], words[:len(words)-1]})
 	for _, sp := range splits {
-		vendor := strings.Join(sp.vendor, "_")
-		if !q.cat.HasVendor(vendor) {
-			continue
-		}
-		rest := &query{cat: q.cat, products: productSpellings(sp.product)}
-		if res, ok := rest.exactPair([]string{vendor}); ok {
-			res.Confidence = 0.95
-			return res, true
+		// A publisher of two words may be spelled run together ("Cloud Foundry" → cloudfoundry).
+		for _, vendor := range unique([]string{strings.Join(sp.vendor, "_"), strings.Join(sp.vendor, "")}) {
+			if !q.cat.HasVendor(vendor) {
+				continue
+			}
+			rest := &query{cat: q.cat, products: productSpellings(sp.product)}
+			if res, ok := rest.exactPair([]string{vendor}); ok {
+				res.Confidence = 0.95
+				return res, true
+			}
 		}
 	}
 	return Result{}, false

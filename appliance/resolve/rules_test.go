@@ -26,6 +26,7 @@ func rulesCatalog() *Catalog {
 		"etcd:etcd+", "redhat:etcd+", "jwt_project:jwt+", "r_project:r+", "r_foundation:r+",
 		"chromedriver_project:chromedriver+@node.js", "stack_project:stack@rust", "flask_project:flask+@*",
 		"mongodb:mongodb+", "libarchive:libarchive+", "opencv:opencv+",
+		"mozilla:gecko+", "mozilla:geckodriver", "alibaba:alibaba+", "cloudfoundry:command_line_interface", "apache:subversion+",
 	} {
 		s, platform, _ := strings.Cut(s, "@")
 		vp, used := strings.CutSuffix(s, "+")
@@ -70,6 +71,10 @@ func TestResolutionRules(t *testing.T) {
 		{"a command is its project's", "macos", "", "mongod", "mongodb:mongodb"},
 		{"libarchive's tar", "macos", "", "bsdtar", "libarchive:libarchive"},
 		{"a project spelled by its own name under a repackaging namespace", "maven", "org.openpnp", "opencv", "opencv:opencv"},
+		{"a name written apart that its project runs together", "windows", "", "Gecko Driver", "mozilla:geckodriver"},
+		{"one kind word goes, not two", "windows", "", "Alibaba Cloud CLI", ""},
+		{"a two-word publisher run together, an abbreviation spelled out", "windows", "", "Cloud Foundry CLI", "cloudfoundry:command_line_interface"},
+		{"a command's abbreviation", "tool", "", "SVN", "apache:subversion"},
 	} {
 		res, err := r.ResolveItem(context.Background(), c.vendor, c.product, appliance.PackageInfo{Source: c.source})
 		if err != nil {

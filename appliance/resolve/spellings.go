@@ -23,8 +23,12 @@ func packageAwareSpellings(words []string) (spellings []string, weak map[string]
 		return nil, nil
 	}
 	joined := strings.Join(words, "_")
-	forms := []string{joined, strings.Join(withoutNumbers(words), "_"), strings.Join(expandAbbreviations(words), "_"),
-		strings.ReplaceAll(joined, "_", "-"), strings.ReplaceAll(joined, "-", "_")}
+	expanded := strings.Join(expandAbbreviations(words), "_")
+	forms := []string{joined, strings.Join(withoutNumbers(words), "_"), expanded,
+		strings.ReplaceAll(joined, "_", "-"), strings.ReplaceAll(joined, "-", "_"), strings.ReplaceAll(expanded, "-", "_")}
+	if len(words) == 2 || len(words) == 3 { // a name written apart that its project runs together ("Gecko Driver")
+		forms = append(forms, strings.Join(words, ""))
+	}
 	if len(words) == 1 {
 		pkg, stripped := packageSpellings(words[0])
 		for _, w := range stripped {
@@ -63,7 +67,9 @@ func expandAbbreviations(words []string) []string {
 }
 
 var abbreviations = map[string]string{
-	"cli": "command-line_interface", // NVD: microsoft:azure_command-line_interface, docker:command_line_interface
+	"cli":  "command-line_interface", // NVD: microsoft:azure_command-line_interface, docker:command_line_interface
+	"svn":  "subversion",             // Apache Subversion's command
+	"nsis": "nullsoft_scriptable_install_system",
 }
 
 // vendorSynonyms rename a product only for one vendor.
@@ -318,6 +324,11 @@ var productSynonyms = map[string]string{
 	"mysqld":      "mysql",
 	"postgres":    "postgresql",
 	"sshd":        "openssh",
+	"node":        "node.js",    // Node.js's command
+	"kubectl":     "kubernetes", // Kubernetes' client, released with it
+	"sqlite3":     "sqlite",     // SQLite 3's shell and package name
+	"gnu_c++":     "gcc",        // GCC's C++ compiler
+	"g++":         "gcc",
 }
 
 // upstreamVendors publish many products whose names are not their own (GNU tar, Apache
