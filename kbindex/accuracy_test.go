@@ -129,7 +129,7 @@ func TestAccuracy(t *testing.T) {
 	// are today's figures, so they can only get better. What is left: the MISSED and FALSE lines.
 	target := struct{ right, wrong float64 }{0.95, 0.005}
 	floors := map[string]struct{ right, wrong float64 }{
-		"windows": target, "linux": target, "macos": {0.95, 0.008}, "language": {0.84, 0.005}, "generic": {0, 0},
+		"windows": target, "linux": target, "macos": {0.95, 0.008}, "language": {0.88, 0.005}, "generic": {0, 0},
 	}
 	byPlatform["all"] = &all
 	floors["all"] = target

@@ -11,7 +11,7 @@ import (
 type Catalog struct {
 	byPair    map[appliance.Identity][]appliance.CatalogEntry
 	byProduct map[string][]appliance.CatalogEntry
-	vendors   map[string]bool
+	vendors   map[string][]appliance.CatalogEntry // a vendor's identities
 }
 
 // NewCatalog indexes identities by (vendor, product), by product and by vendor. The same
@@ -22,7 +22,7 @@ func NewCatalog(identities []appliance.CatalogEntry) *Catalog {
 	c := &Catalog{
 		byPair:    make(map[appliance.Identity][]appliance.CatalogEntry, len(identities)),
 		byProduct: make(map[string][]appliance.CatalogEntry, len(identities)),
-		vendors:   make(map[string]bool, len(identities)/3),
+		vendors:   make(map[string][]appliance.CatalogEntry, len(identities)/3),
 	}
 	for _, id := range identities {
 		c.add(id)
@@ -38,7 +38,7 @@ func (c *Catalog) add(id appliance.CatalogEntry) {
 	vp := appliance.Identity{Vendor: id.Vendor, Product: id.Product}
 	c.byPair[vp] = append(c.byPair[vp], id)
 	c.byProduct[id.Product] = append(c.byProduct[id.Product], id)
-	c.vendors[id.Vendor] = true
+	c.vendors[id.Vendor] = append(c.vendors[id.Vendor], id)
 }
 
 // Len is the number of distinct (vendor, product) pairs.
@@ -64,7 +64,10 @@ func (c *Catalog) Lookup(vendor, product string) (appliance.CatalogEntry, bool) 
 func (c *Catalog) ByProduct(product string) []appliance.CatalogEntry { return c.byProduct[product] }
 
 // HasVendor reports whether any identity has this vendor.
-func (c *Catalog) HasVendor(vendor string) bool { return c.vendors[vendor] }
+func (c *Catalog) HasVendor(vendor string) bool { return len(c.vendors[vendor]) > 0 }
+
+// ByVendor returns every identity of vendor, in the order they were given.
+func (c *Catalog) ByVendor(vendor string) []appliance.CatalogEntry { return c.vendors[vendor] }
 
 func identityLess(a, b appliance.CatalogEntry) bool {
 	if a.Deprecated != b.Deprecated {

@@ -79,7 +79,8 @@ func vendorSpellings(words []string, full string) []string {
 }
 
 // exact tries the catalogue: publisher × product spellings, the publisher's name kept in
-// the product, a publisher hidden in the product's first words, then the product alone.
+// the product, a publisher hidden in the product's first words, a language package's project,
+// the product alone, then the product a package's group names.
 func (q *query) exact() (Result, bool) {
 	if res, ok := q.exactPair(q.vendors); ok {
 		return res, true
@@ -90,7 +91,10 @@ func (q *query) exact() (Result, bool) {
 	if res, ok := q.moduleOfProject(); ok {
 		return res, true
 	}
-	return q.productOnly()
+	if res, ok := q.productOnly(); ok {
+		return res, true
+	}
+	return q.groupProduct()
 }
 
 // moduleOfProject reads a language package's namespace: a Maven group (org.keycloak,
@@ -178,6 +182,45 @@ func (q *query) groupProject(labels []string) (Result, bool) {
 		return Result{}, false
 	}
 	return exactResult(q.usedSpelling(id), 0.8), true
+}
+
+// groupProduct reads a group that spells its project in labels after its vendor's:
+// org.apache.directory.api holds the modules of Apache Directory LDAP API
+// (apache:directory_ldap_api), the one product of the vendor that names every later label.
+// Several such products, or none, decide nothing.
+func (q *query) groupProduct() (Result, bool) {
+	if len(q.vendorWords) != 1 || !strings.Contains(q.vendorWords[0], ".") {
+		return Result{}, false
+	}
+	labels := strings.Split(q.vendorWords[0], ".")
+	for i := 1; i < len(labels)-1; i++ {
+		if !q.cat.HasVendor(labels[i]) {
+			continue
+		}
+		project := labels[i+1:]
+		var found []appliance.CatalogEntry
+		for _, id := range q.cat.ByVendor(labels[i]) {
+			if id.Part == "a" && !id.Deprecated && namesAll(id.Product, project) {
+				found = append(found, id)
+			}
+		}
+		if len(found) == 1 {
+			return exactResult(q.usedSpelling(found[0]), 0.8), true
+		}
+		return Result{}, false
+	}
+	return Result{}, false
+}
+
+// namesAll reports a product whose words include every label.
+func namesAll(product string, labels []string) bool {
+	words := strings.FieldsFunc(product, func(r rune) bool { return r == '_' || r == '-' })
+	for _, l := range labels {
+		if !slices.Contains(words, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // firstOf is the first identity found by tries, in its used spelling.

@@ -27,6 +27,7 @@ func rulesCatalog() *Catalog {
 		"chromedriver_project:chromedriver+@node.js", "stack_project:stack@rust", "flask_project:flask+@*",
 		"mongodb:mongodb+", "libarchive:libarchive+", "opencv:opencv+",
 		"mozilla:gecko+", "mozilla:geckodriver", "alibaba:alibaba+", "cloudfoundry:command_line_interface", "apache:subversion+",
+		"apache:directory_ldap_api+", "apache:directory_studio+", "apache:httpclient+", "apache:httpcomponents_core",
 	} {
 		s, platform, _ := strings.Cut(s, "@")
 		vp, used := strings.CutSuffix(s, "+")
@@ -75,6 +76,9 @@ func TestResolutionRules(t *testing.T) {
 		{"one kind word goes, not two", "windows", "", "Alibaba Cloud CLI", ""},
 		{"a two-word publisher run together, an abbreviation spelled out", "windows", "", "Cloud Foundry CLI", "cloudfoundry:command_line_interface"},
 		{"a command's abbreviation", "tool", "", "SVN", "apache:subversion"},
+		{"a group names its vendor's one product that spells its later labels", "maven", "org.apache.directory.api", "api-i18n", "apache:directory_ldap_api"},
+		{"after the module's own identity", "maven", "org.apache.httpcomponents", "httpclient", "apache:httpclient"},
+		{"which the group's product is otherwise", "maven", "org.apache.httpcomponents", "httpcore", "apache:httpcomponents_core"},
 	} {
 		res, err := r.ResolveItem(context.Background(), c.vendor, c.product, appliance.PackageInfo{Source: c.source})
 		if err != nil {
