@@ -48,7 +48,62 @@ var Defaults = []appliance.CriticalityRule{
 // Rules is a compiled rule set.
 type Rules struct {
 	rules    []appliance.CriticalityRule
-	patterns [][]rune // lowercased
+	patterns []pattern
+}
+
+// pattern is a lowercased rule pattern. One whose only wildcards are a leading or a trailing
+// "*" (nearly all: "nginx*", "*server*") is a plain string test on the name; the rest match
+// rune by rune.
+type pattern struct {
+	kind    patternKind
+	literal string // the pattern without its outer stars
+	runes   []rune // the whole pattern, for kindGlob
+}
+
+type patternKind int
+
+const (
+	kindEqual patternKind = iota
+	kindPrefix
+	kindSuffix
+	kindContains
+	kindGlob
+)
+
+func compilePattern(p string) pattern {
+	lead, trail := strings.HasPrefix(p, "*"), strings.HasSuffix(p, "*")
+	literal := strings.TrimSuffix(strings.TrimPrefix(p, "*"), "*")
+	if strings.ContainsAny(literal, "*?") {
+		return pattern{kind: kindGlob, runes: []rune(p)}
+	}
+	switch {
+	case lead && trail:
+		return pattern{kind: kindContains, literal: literal}
+	case lead:
+		return pattern{kind: kindSuffix, literal: literal}
+	case trail:
+		return pattern{kind: kindPrefix, literal: literal}
+	}
+	return pattern{kind: kindEqual, literal: literal}
+}
+
+// matches reports whether name (lowercased) fits the pattern, as match would; runes holds the
+// name's runes once a glob needed them.
+func (p pattern) matches(name string, runes *[]rune) bool {
+	switch p.kind {
+	case kindEqual:
+		return name == p.literal
+	case kindPrefix:
+		return strings.HasPrefix(name, p.literal)
+	case kindSuffix:
+		return strings.HasSuffix(name, p.literal)
+	case kindContains:
+		return strings.Contains(name, p.literal)
+	}
+	if *runes == nil {
+		*runes = []rune(name)
+	}
+	return match(p.runes, *runes)
 }
 
 // Compile checks rules — a pattern of 1–100 characters, a criticality 1–5, at most 200 —
@@ -57,7 +112,7 @@ func Compile(rules []appliance.CriticalityRule) (*Rules, error) {
 	if len(rules) > MaxRules {
 		return nil, appliance.Invalid("rules", "max", "at most %d rules", MaxRules)
 	}
-	out := &Rules{rules: rules, patterns: make([][]rune, len(rules))}
+	out := &Rules{rules: rules, patterns: make([]pattern, len(rules))}
 	for i, r := range rules {
 		p := strings.TrimSpace(r.Pattern)
 		if p == "" || len(p) > MaxPattern {
@@ -68,7 +123,7 @@ func Compile(rules []appliance.CriticalityRule) (*Rules, error) {
 			return nil, appliance.Invalid(fmt.Sprintf("rules[%d].criticality", i), "range", "criticality must be between 1 and 5")
 		}
 		out.rules[i].Pattern = p
-		out.patterns[i] = []rune(strings.ToLower(p))
+		out.patterns[i] = compilePattern(strings.ToLower(p))
 	}
 	return out, nil
 }
@@ -114,15 +169,18 @@ func (rs *Rules) List() []appliance.CriticalityRule { return rs.rules }
 // For returns the criticality of the first rule matching the product's reported name, its CPE
 // product or its source package; Default when none does.
 func (rs *Rules) For(p appliance.Product) int {
-	var names [][]rune
-	for _, n := range []string{p.Name, p.Identity.Product, p.Package.SourcePackage} {
-		if n != "" {
-			names = append(names, []rune(strings.ToLower(n)))
+	var names [3]string
+	var runes [3][]rune
+	n := 0
+	for _, name := range []string{p.Name, p.Identity.Product, p.Package.SourcePackage} {
+		if name != "" {
+			names[n] = strings.ToLower(name)
+			n++
 		}
 	}
 	for i, pattern := range rs.patterns {
-		for _, n := range names {
-			if match(pattern, n) {
+		for j := range n {
+			if pattern.matches(names[j], &runes[j]) {
 				return rs.rules[i].Criticality
 			}
 		}

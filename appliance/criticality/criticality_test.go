@@ -52,3 +52,20 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
+
+// The string tests of patterns with outer stars only agree with matching rune by rune.
+func TestPatternFastPathAgrees(t *testing.T) {
+	patterns := []string{"*server*", "nginx*", "*httpd", "sudo", "*", "**", "*a*b", "a?c", "é*", "*é*", "", "x*y", "*.*"}
+	names := []string{"", "sudo", "pseudo", "microsoft sql server 2019", "nginx-core", "apache httpd", "httpd-tools",
+		"é", "éa", "aé", "a.c", "axc", "xy", "x-y", "ab", "aab", "*"}
+	for _, p := range patterns {
+		fast := compilePattern(p)
+		for _, n := range names {
+			want := match([]rune(p), []rune(n))
+			var runes []rune
+			if got := fast.matches(n, &runes); got != want {
+				t.Errorf("pattern %q (kind %d) on %q: %v, match says %v", p, fast.kind, n, got, want)
+			}
+		}
+	}
+}

@@ -12,6 +12,7 @@ type Catalog struct {
 	byPair    map[appliance.Identity][]appliance.CatalogEntry
 	byProduct map[string][]appliance.CatalogEntry
 	vendors   map[string][]appliance.CatalogEntry // a vendor's identities
+	bound     map[appliance.Identity]string       // identities bound to a package platform (Refuses), by pair
 }
 
 // NewCatalog indexes identities by (vendor, product), by product and by vendor. The same
@@ -23,6 +24,7 @@ func NewCatalog(identities []appliance.CatalogEntry) *Catalog {
 		byPair:    make(map[appliance.Identity][]appliance.CatalogEntry, len(identities)),
 		byProduct: make(map[string][]appliance.CatalogEntry, len(identities)),
 		vendors:   make(map[string][]appliance.CatalogEntry, len(identities)/3),
+		bound:     map[appliance.Identity]string{},
 	}
 	for _, id := range identities {
 		c.add(id)
@@ -39,6 +41,9 @@ func (c *Catalog) add(id appliance.CatalogEntry) {
 	c.byPair[vp] = append(c.byPair[vp], id)
 	c.byProduct[id.Product] = append(c.byProduct[id.Product], id)
 	c.vendors[id.Vendor] = append(c.vendors[id.Vendor], id)
+	if packagePlatforms[id.Platform] {
+		c.bound[vp] = id.Platform
+	}
 }
 
 // Len is the number of distinct (vendor, product) pairs.

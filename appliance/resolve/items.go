@@ -121,11 +121,8 @@ func (r *Resolver) Refuses(id appliance.Identity, method appliance.ResolutionMet
 		return false
 	}
 	_, cat := r.snapshot()
-	e, ok := cat.Lookup(id.Vendor, id.Product)
-	if !ok || !packagePlatforms[e.Platform] {
-		return false
-	}
-	return !slices.Contains(ecosystemPlatforms[itemEcosystem(pkg)], e.Platform)
+	platform, bound := cat.bound[id.Pair()]
+	return bound && !slices.Contains(ecosystemPlatforms[itemEcosystem(pkg)], platform)
 }
 
 // packagePlatforms are the language runtimes and plugin hosts NVD writes as a CPE's target_sw
