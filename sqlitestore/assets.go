@@ -3,8 +3,8 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/vulnkeeper/vulnkeeper/appliance"
@@ -78,22 +78,52 @@ func (q *queries) CreateInstallation(ctx context.Context, in appliance.Installat
 }
 
 // CreateInstallations inserts many installations in one statement.
+// installationsPerInsert bounds the rows of one INSERT (5 parameters each).
+const installationsPerInsert = 64
+
+// insertInstallations is the INSERT of n installations; the statement cache keeps each size.
+func insertInstallations(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO installations (asset_id, product_id, path, created_at, updated_at) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?,?)")
+	}
+	return b.String()
+}
+
 func (q *queries) CreateInstallations(ctx context.Context, ins []appliance.Installation) error {
 	if len(ins) == 0 {
 		return nil
 	}
-	rows := make([][4]any, len(ins))
-	for i, in := range ins {
-		rows[i] = [4]any{in.AssetID, in.ProductID, in.Path, fmtTime(in.CreatedAt)}
+	// Rows go in as parameters, installationsPerInsert a statement: a host's 300 installations
+	// are five prepared statements, with no JSON to build or for SQLite to parse.
+	args := make([]any, 0, 5*min(len(ins), installationsPerInsert))
+	var first, last int64
+	for start := 0; start < len(ins); start += installationsPerInsert {
+		chunk := ins[start:min(start+installationsPerInsert, len(ins))]
+		args = args[:0]
+		for _, in := range chunk {
+			at := fmtTime(in.CreatedAt)
+			args = append(args, in.AssetID, in.ProductID, in.Path, at, at)
+		}
+		res, err := q.exec(ctx, insertInstallations(len(chunk)), args...)
+		if err != nil {
+			return translate(err)
+		}
+		if last, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		if start == 0 {
+			first = last - int64(len(chunk)) + 1
+		}
 	}
-	doc, err := json.Marshal(rows)
-	if err != nil {
-		return err
-	}
-	_, err = q.exec(ctx, `INSERT INTO installations (asset_id, product_id, path, created_at, updated_at)
-		SELECT value->>0, value->>1, value->>2, value->>3, value->>3 FROM json_each(?)`, string(doc))
-	if err != nil {
-		return translate(err)
+	// The writer inserts alone, so the new rows' ids run unbroken from first to last and the
+	// counts can read them back instead of a list; should they not, the list is used.
+	if last-first+1 == int64(len(ins)) {
+		return q.pairsChanged(ctx, insertedPairs(first, last), 1)
 	}
 	pairs := make([][2]int64, len(ins))
 	for i, in := range ins {

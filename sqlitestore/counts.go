@@ -66,49 +66,76 @@ func (q *queries) refreshProductCounts(ctx context.Context, productID int64) err
 	return nil
 }
 
+// pairSource is a SELECT of (aid, pid) pairs — asset id, product id — whose parameters are
+// bound from ?2 on, for installationsChanged to read as "pairs".
+type pairSource struct {
+	query string
+	args  []any
+}
+
+// listedPairs are pairs given as a list (bound as one JSON array).
+func listedPairs(pairs [][2]int64) (pairSource, error) {
+	doc, err := json.Marshal(pairs)
+	if err != nil {
+		return pairSource{}, err
+	}
+	return pairSource{`SELECT value->>0 AS aid, value->>1 AS pid FROM json_each(?2)`, []any{string(doc)}}, nil
+}
+
+// insertedPairs are the installations whose ids run from first to last.
+func insertedPairs(first, last int64) pairSource {
+	return pairSource{`SELECT asset_id AS aid, product_id AS pid FROM installations WHERE id BETWEEN ?2 AND ?3`, []any{first, last}}
+}
+
 // installationsChanged adds (sign 1) or subtracts (sign -1) installations of products on hosts
-// to the products' host counts and the hosts' sums. Each pair is (asset id, product id).
+// to the products' host counts and the hosts' sums.
 func (q *queries) installationsChanged(ctx context.Context, pairs [][2]int64, sign int) error {
 	if len(pairs) == 0 {
 		return nil
 	}
-	doc, err := json.Marshal(pairs)
+	src, err := listedPairs(pairs)
 	if err != nil {
 		return err
 	}
-	if _, err := q.exec(ctx, `UPDATE product_hosts SET hosts = hosts + d.n * ?
-		FROM (SELECT value->>1 AS pid, count(*) AS n FROM json_each(?) GROUP BY 1) AS d WHERE product_hosts.product_id = d.pid`,
-		sign, string(doc)); err != nil {
+	return q.pairsChanged(ctx, src, sign)
+}
+
+func (q *queries) pairsChanged(ctx context.Context, src pairSource, sign int) error {
+	args := append([]any{sign}, src.args...)
+	with := `WITH pairs AS (` + src.query + `) `
+	if _, err := q.exec(ctx, with+`UPDATE product_hosts SET hosts = hosts + d.n * ?1
+		FROM (SELECT pid, count(*) AS n FROM pairs GROUP BY 1) AS d WHERE product_hosts.product_id = d.pid`, args...); err != nil {
 		return fmt.Errorf("update host counts of products: %w", err)
 	}
-	_, err = q.exec(ctx, `UPDATE assets SET product_count = product_count + d.n * ?1, finding_count = finding_count + d.t * ?1,
+	_, err := q.exec(ctx, with+`UPDATE assets SET product_count = product_count + d.n * ?1, finding_count = finding_count + d.t * ?1,
 		finding_critical = finding_critical + d.c * ?1, finding_high = finding_high + d.h * ?1,
 		finding_medium = finding_medium + d.m * ?1, finding_low = finding_low + d.l * ?1, finding_kev = finding_kev + d.k * ?1
-		FROM (SELECT j.value->>0 AS aid, sum(p.deleted_at IS NULL) AS n, sum(p.vuln_count) AS t, sum(p.vuln_critical) AS c, sum(p.vuln_high) AS h,
+		FROM (SELECT j.aid AS aid, sum(p.deleted_at IS NULL) AS n, sum(p.vuln_count) AS t, sum(p.vuln_critical) AS c, sum(p.vuln_high) AS h,
 			sum(p.vuln_medium) AS m, sum(p.vuln_low) AS l, sum(p.kev_count) AS k
-			FROM json_each(?2) j JOIN products p ON p.id = j.value->>1 GROUP BY 1) AS d
-		WHERE assets.id = d.aid`, sign, string(doc))
+			FROM pairs j JOIN products p ON p.id = j.pid GROUP BY 1) AS d
+		WHERE assets.id = d.aid`, args...)
 	if err != nil {
 		return fmt.Errorf("update finding counts of hosts: %w", err)
 	}
-	return q.namesChanged(ctx, string(doc), sign)
+	return q.namesChanged(ctx, with, args)
 }
 
-// namesChanged moves the host counts of reported names after installations of pairs (JSON
-// [[asset id, product id], …]) were added (sign 1) or removed (-1): a host counts for a name
-// when the pairs are all the live installations of that name it has now (added: it had none
-// before; removed: none is left). Only tracked names are counted (see trackName).
-func (q *queries) namesChanged(ctx context.Context, pairs string, sign int) error {
-	_, err := q.exec(ctx, `UPDATE reported_names SET host_count = host_count + d.hosts * ?1 FROM (
+// namesChanged moves the host counts of reported names after the installations of the pairs
+// (with: the pairs' WITH clause, args its parameters after the sign) were added (sign 1) or
+// removed (-1): a host counts for a name when the pairs are all the live installations of that
+// name it has now (added: it had none before; removed: none is left). Only tracked names are
+// counted (see trackName).
+func (q *queries) namesChanged(ctx context.Context, with string, args []any) error {
+	_, err := q.exec(ctx, with+`UPDATE reported_names SET host_count = host_count + d.hosts * ?1 FROM (
 			SELECT org, vendor, name, count(*) AS hosts FROM (
-				SELECT j.value->>0 AS aid, p.organization_id AS org, p.vendor AS vendor, p.name AS name, count(*) AS n
-				FROM json_each(?2) j JOIN products p ON p.id = j.value->>1
+				SELECT j.aid AS aid, p.organization_id AS org, p.vendor AS vendor, p.name AS name, count(*) AS n
+				FROM pairs j JOIN products p ON p.id = j.pid
 				JOIN reported_names r ON r.organization_id = p.organization_id AND r.vendor = p.vendor AND r.name = p.name
 				GROUP BY 1, 2, 3, 4) AS b
 			WHERE (SELECT count(*) FROM products p2 JOIN installations i ON i.product_id = p2.id AND i.asset_id = b.aid AND i.removed_at IS NULL
 				WHERE p2.organization_id = b.org AND p2.vendor = b.vendor AND p2.name = b.name) = CASE WHEN ?1 > 0 THEN b.n ELSE 0 END
 			GROUP BY 1, 2, 3) AS d
-		WHERE reported_names.organization_id = d.org AND reported_names.vendor = d.vendor AND reported_names.name = d.name`, sign, pairs)
+		WHERE reported_names.organization_id = d.org AND reported_names.vendor = d.vendor AND reported_names.name = d.name`, args...)
 	if err != nil {
 		return fmt.Errorf("update host counts of reported names: %w", err)
 	}

@@ -2,7 +2,10 @@ package sqlitestore
 
 import (
 	"context"
+	"fmt"
 	"testing"
+
+	"github.com/vulnkeeper/vulnkeeper/appliance"
 )
 
 // TestIngestMigrationMovesHostCounts: a database written before 0019 keeps each product's
@@ -49,5 +52,47 @@ func TestIngestMigrationMovesHostCounts(t *testing.T) {
 	var hosts int
 	if err := st.writer.QueryRowContext(ctx, `SELECT hosts FROM product_hosts WHERE product_id = 4`).Scan(&hosts); err != nil || hosts != 0 {
 		t.Errorf("a product created after 0019: hosts %d (%v), want a row with 0", hosts, err)
+	}
+}
+
+// CreateInstallations inserts a host's installations 64 to a statement and counts them from
+// the ids it inserted: hosts of 1, 64, 65 and 300 installations (one, exactly one, just over
+// one, several statements), some sharing products, leave every kept count equal to a recount.
+func TestCreateInstallationsCountsEveryChunk(t *testing.T) {
+	st := newStore(t)
+	ctx := context.Background()
+	org := createOrg(t, st, "acme")
+	var ps []appliance.Product
+	for i := range 300 {
+		ps = append(ps, newProduct(org, "v", fmt.Sprintf("p%03d", i), "1"))
+	}
+	pids := createProducts(t, st, ps...)
+	sizes := []int{1, 64, 65, 300}
+	err := inTx(st, func(ctx context.Context, tx appliance.Tx) error {
+		for h, n := range sizes {
+			asset, err := tx.CreateAsset(ctx, appliance.Asset{OrganizationID: org, Hostname: fmt.Sprintf("h%d", h), CreatedAt: t0, LastSeenAt: t0})
+			if err != nil {
+				return err
+			}
+			ins := make([]appliance.Installation, n)
+			for i := range ins {
+				ins[i] = appliance.Installation{AssetID: asset, ProductID: pids[i], Path: fmt.Sprintf("/opt/%d", i), CreatedAt: t0}
+			}
+			if err := tx.CreateInstallations(ctx, ins); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if drift, err := st.CountDrift(ctx); err != nil || len(drift) != 0 {
+		t.Fatalf("kept counts differ from a recount: %v (%v)", drift, err)
+	}
+	for i, want := range map[int]int{0: 4, 63: 3, 64: 2, 65: 1, 299: 1} {
+		if _, n, err := st.ProductAssetsPage(ctx, org, pids[i], 1, 10); err != nil || n != want {
+			t.Errorf("product %d: %d hosts (%v), want %d", i, n, err, want)
+		}
 	}
 }
