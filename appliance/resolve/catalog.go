@@ -8,12 +8,17 @@ import (
 
 // Catalog answers exact questions about the software-identity catalogue from memory. It is
 // immutable once built; a changed catalogue is a new Catalog given to Resolver.SetCatalog.
+// Each identity is stored once; the indexes hold positions, which keeps the server's resident
+// catalogue small (its heap is what the garbage collector works against).
 type Catalog struct {
-	byPair    map[appliance.Identity][]appliance.CatalogEntry
-	byProduct map[string][]appliance.CatalogEntry
-	vendors   map[string][]appliance.CatalogEntry // a vendor's identities
-	bound     map[appliance.Identity]string       // identities bound to a package platform (Refuses), by pair
+	entries   []appliance.CatalogEntry
+	byPair    map[vendorProduct]int32  // the entry Lookup answers for a pair
+	byProduct map[string][]int32       // in identityLess order
+	vendors   map[string][]int32       // a vendor's identities
+	bound     map[vendorProduct]string // identities bound to a package platform (Refuses)
 }
+
+type vendorProduct struct{ vendor, product string }
 
 // NewCatalog indexes identities by (vendor, product), by product and by vendor. The same
 // identity given twice (read from two catalogue files) is one entry, merged as the store
@@ -21,29 +26,27 @@ type Catalog struct {
 func NewCatalog(identities []appliance.CatalogEntry) *Catalog {
 	identities = mergeDuplicates(identities)
 	c := &Catalog{
-		byPair:    make(map[appliance.Identity][]appliance.CatalogEntry, len(identities)),
-		byProduct: make(map[string][]appliance.CatalogEntry, len(identities)),
-		vendors:   make(map[string][]appliance.CatalogEntry, len(identities)/3),
-		bound:     map[appliance.Identity]string{},
+		entries:   identities,
+		byPair:    make(map[vendorProduct]int32, len(identities)),
+		byProduct: make(map[string][]int32, len(identities)),
+		vendors:   make(map[string][]int32, len(identities)/3),
+		bound:     map[vendorProduct]string{},
 	}
-	for _, id := range identities {
-		c.add(id)
+	for i, id := range identities {
+		vp := vendorProduct{id.Vendor, id.Product}
+		if best, ok := c.byPair[vp]; !ok || identityLess(id, identities[best]) {
+			c.byPair[vp] = int32(i)
+		}
+		c.byProduct[id.Product] = append(c.byProduct[id.Product], int32(i))
+		c.vendors[id.Vendor] = append(c.vendors[id.Vendor], int32(i))
+		if packagePlatforms[id.Platform] {
+			c.bound[vp] = id.Platform
+		}
 	}
-	for product, ids := range c.byProduct {
-		sort.Slice(ids, func(i, j int) bool { return identityLess(ids[i], ids[j]) })
-		c.byProduct[product] = ids
+	for _, idx := range c.byProduct {
+		sort.Slice(idx, func(i, j int) bool { return identityLess(identities[idx[i]], identities[idx[j]]) })
 	}
 	return c
-}
-
-func (c *Catalog) add(id appliance.CatalogEntry) {
-	vp := appliance.Identity{Vendor: id.Vendor, Product: id.Product}
-	c.byPair[vp] = append(c.byPair[vp], id)
-	c.byProduct[id.Product] = append(c.byProduct[id.Product], id)
-	c.vendors[id.Vendor] = append(c.vendors[id.Vendor], id)
-	if packagePlatforms[id.Platform] {
-		c.bound[vp] = id.Platform
-	}
 }
 
 // Len is the number of distinct (vendor, product) pairs.
@@ -52,27 +55,34 @@ func (c *Catalog) Len() int { return len(c.byPair) }
 // Lookup returns the identity of (vendor, product), preferring applications over operating
 // systems over hardware, and non-deprecated entries.
 func (c *Catalog) Lookup(vendor, product string) (appliance.CatalogEntry, bool) {
-	ids := c.byPair[appliance.Identity{Vendor: vendor, Product: product}]
-	if len(ids) == 0 {
+	i, ok := c.byPair[vendorProduct{vendor, product}]
+	if !ok {
 		return appliance.CatalogEntry{}, false
 	}
-	best := ids[0]
-	for _, id := range ids[1:] {
-		if identityLess(id, best) {
-			best = id
-		}
-	}
-	return best, true
+	return c.entries[i], true
 }
 
 // ByProduct returns every identity spelling product, in a stable order.
-func (c *Catalog) ByProduct(product string) []appliance.CatalogEntry { return c.byProduct[product] }
+func (c *Catalog) ByProduct(product string) []appliance.CatalogEntry {
+	return c.pick(c.byProduct[product])
+}
+
+func (c *Catalog) pick(idx []int32) []appliance.CatalogEntry {
+	if len(idx) == 0 {
+		return nil
+	}
+	out := make([]appliance.CatalogEntry, len(idx))
+	for i, j := range idx {
+		out[i] = c.entries[j]
+	}
+	return out
+}
 
 // HasVendor reports whether any identity has this vendor.
 func (c *Catalog) HasVendor(vendor string) bool { return len(c.vendors[vendor]) > 0 }
 
 // ByVendor returns every identity of vendor, in the order they were given.
-func (c *Catalog) ByVendor(vendor string) []appliance.CatalogEntry { return c.vendors[vendor] }
+func (c *Catalog) ByVendor(vendor string) []appliance.CatalogEntry { return c.pick(c.vendors[vendor]) }
 
 func identityLess(a, b appliance.CatalogEntry) bool {
 	if a.Deprecated != b.Deprecated {

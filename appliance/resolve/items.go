@@ -121,7 +121,7 @@ func (r *Resolver) Refuses(id appliance.Identity, method appliance.ResolutionMet
 		return false
 	}
 	_, cat := r.snapshot()
-	platform, bound := cat.bound[id.Pair()]
+	platform, bound := cat.bound[vendorProduct{id.Vendor, id.Product}]
 	return bound && !slices.Contains(ecosystemPlatforms[itemEcosystem(pkg)], platform)
 }
 
