@@ -294,8 +294,8 @@ func resolutionOf(res resolve.Result) resolution {
 
 // withoutRefused leaves unresolved what the item's own facts rule out (resolve.Refuses): a
 // fuzzy guess for a distribution package, an identity of another platform's packages.
-func (e *Engine) withoutRefused(r resolution, pkg appliance.PackageInfo) resolution {
-	if r.method != appliance.ResolutionUnresolved && e.resolver.Refuses(r.identity, r.method, pkg) {
+func (e *Engine) withoutRefused(r resolution, vendor string, pkg appliance.PackageInfo) resolution {
+	if r.method != appliance.ResolutionUnresolved && e.resolver.Refuses(vendor, r.identity, r.method, pkg) {
 		return resolution{method: appliance.ResolutionUnresolved, confidence: r.confidence}
 	}
 	return r

@@ -232,7 +232,7 @@ func (e *Engine) resolvePackage(ctx context.Context, it Item) (resolution, bool,
 		if err != nil {
 			return resolution{}, true, err
 		}
-		res = e.withoutRefused(r, it.Package)
+		res = e.withoutRefused(r, "", it.Package)
 	}
 	if e.covered(h) {
 		res.method, res.confidence = appliance.ResolutionPackage, 1

@@ -272,7 +272,7 @@ func (s *Service) resolveItem(ctx context.Context, overrides overrideMap, it Ite
 		return resolutionOf(res), nil
 	}
 	r, err := s.engine.resolveShared(ctx, it.Vendor, it.Product)
-	return s.engine.withoutRefused(r, it.Package), err
+	return s.engine.withoutRefused(r, it.Vendor, it.Package), err
 }
 
 // overridesFor reads the organization's overrides for all reported pairs in one query (none

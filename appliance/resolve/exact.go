@@ -129,8 +129,11 @@ func (q *query) moduleOfProject() (Result, bool) {
 	}
 	var tries []func() (appliance.CatalogEntry, bool)
 	if len(words) > 1 {
-		two := words[0] + "_" + words[1]
-		tries = append(tries, func() (appliance.CatalogEntry, bool) { return chooseOwner(q.cat.ByProduct(two), two) })
+		// The project's first two words, also without a major version run into the last
+		// (commons-lang3 is Commons Lang).
+		for _, two := range unique([]string{words[0] + "_" + words[1], words[0] + "_" + withoutMajorVersion(words[1])}) {
+			tries = append(tries, func() (appliance.CatalogEntry, bool) { return chooseOwner(q.cat.ByProduct(two), two) })
+		}
 	}
 	if joined != "" {
 		tries = append(tries, func() (appliance.CatalogEntry, bool) { return chooseOwner(q.cat.ByProduct(joined), joined) })
@@ -231,6 +234,21 @@ func (q *query) firstOf(tries []func() (appliance.CatalogEntry, bool)) (Result, 
 		}
 	}
 	return Result{}, false
+}
+
+// withoutMajorVersion drops one digit a word ends in after three letters or more (lang3 →
+// lang); any other word is returned as it is.
+func withoutMajorVersion(w string) string {
+	n := len(w)
+	if n < 4 || w[n-1] < '0' || w[n-1] > '9' {
+		return w
+	}
+	for _, c := range w[:n-1] {
+		if c < 'a' || c > 'z' {
+			return w
+		}
+	}
+	return w[:n-1]
 }
 
 // namespaceNoise are the labels of a namespace that name no project.

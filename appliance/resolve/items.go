@@ -107,22 +107,57 @@ func TooWeakToGuess(pkg appliance.PackageInfo) bool {
 	return pkg.Release != "" || distributionSources[strings.ToLower(pkg.Source)]
 }
 
-// Refuses reports a resolution the item's own facts rule out: a fuzzy guess for a
-// distribution package (TooWeakToGuess), or an identity NVD names only as a package of a
-// language or plugin platform the item is not from — chromedriver_project:chromedriver is the
-// npm package (target_sw node.js), not the ChromeDriver a Mac reports. A distribution's
-// package of a language library is that library, so distribution packages are never refused
-// for their platform.
-func (r *Resolver) Refuses(id appliance.Identity, method appliance.ResolutionMethod, pkg appliance.PackageInfo) bool {
+// Refuses reports a resolution the item's own facts rule out:
+//   - a fuzzy guess for a distribution package (TooWeakToGuess);
+//   - an identity NVD names only as a package of a language or plugin platform the item is not
+//     from: chromedriver_project:chromedriver is the npm package (target_sw node.js), not the
+//     ChromeDriver a Mac reports. A distribution's package of a language library is that
+//     library, so distribution packages are never refused for their platform;
+//   - for a language package published under a namespace (a Maven group, a Composer vendor), an
+//     identity that namespace does not name: psr/container is not apple:container, nor
+//     egulias/email-validator debounce:email_validator.
+func (r *Resolver) Refuses(vendor string, id appliance.Identity, method appliance.ResolutionMethod, pkg appliance.PackageInfo) bool {
 	if TooWeakToGuess(pkg) {
 		return method == appliance.ResolutionFuzzy
 	}
 	if !id.Resolved() {
 		return false
 	}
+	ecosystem := itemEcosystem(pkg)
+	if languageEcosystems[ecosystem] && !namespaceNames(vendor, id) {
+		return true
+	}
 	_, cat := r.snapshot()
 	platform, bound := cat.bound[vendorProduct{id.Vendor, id.Product}]
-	return bound && !slices.Contains(ecosystemPlatforms[itemEcosystem(pkg)], platform)
+	return bound && !slices.Contains(ecosystemPlatforms[ecosystem], platform)
+}
+
+// languageEcosystems publish packages under a namespace that is their publisher.
+var languageEcosystems = set("maven", "composer", "npm", "pypi", "gem", "cargo", "golang", "nuget")
+
+// namespaceNames reports whether a package namespace names the identity: no namespace at
+// all, the identity's vendor or a word of its product among the namespace's labels
+// (org.keycloak → redhat:keycloak, org.apache.tomcat → apache:tomcat, org.springframework →
+// vmware:spring_framework, league → thephpleague:flysystem), or a project spelled by its own
+// name, which any namespace may repackage (org.openpnp → opencv:opencv).
+func namespaceNames(namespace string, id appliance.Identity) bool {
+	labels := strings.FieldsFunc(strings.ToLower(namespace), func(r rune) bool { return r == '.' || r == '/' || r == '-' || r == '_' })
+	if len(labels) == 0 || id.Vendor == id.Product || slices.Contains(labels, id.Vendor) {
+		return true
+	}
+	for _, l := range labels { // the publisher's site spells its namespace (league → thephpleague)
+		if len(l) >= 4 && !namespaceNoise[l] && strings.Contains(id.Vendor, l) {
+			return true
+		}
+	}
+	for _, w := range strings.FieldsFunc(id.Product, func(r rune) bool { return r == '_' || r == '-' }) {
+		for _, l := range labels {
+			if len(w) >= 3 && strings.HasPrefix(l, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // packagePlatforms are the language runtimes and plugin hosts NVD writes as a CPE's target_sw
@@ -187,7 +222,7 @@ func (r *Resolver) ResolveItem(ctx context.Context, vendor, product string, pkg 
 		return res, nil
 	}
 	res, err := r.Resolve(ctx, nil, vendor, product)
-	if err == nil && r.Refuses(appliance.Identity{Part: res.Part, Vendor: res.Vendor, Product: res.Product}, res.Method, pkg) {
+	if err == nil && r.Refuses(vendor, appliance.Identity{Part: res.Part, Vendor: res.Vendor, Product: res.Product}, res.Method, pkg) {
 		res = Result{Method: appliance.ResolutionUnresolved, Confidence: res.Confidence, Candidates: res.Candidates}
 	}
 	return res, err
@@ -223,6 +258,12 @@ func goModuleIdentity(cat *Catalog, path string) (appliance.CatalogEntry, bool) 
 		if id, ok := cat.Lookup(vp[0], vp[1]); ok && id.Part == "a" {
 			return q.usedSpelling(id), true
 		}
+	}
+	// A repository with a common name is spelled with its owner (github.com/miekg/dns is
+	// miekg-dns), a product only its own project owns.
+	both := owner + "-" + repo
+	if id, ok := chooseOwner(cat.ByProduct(both), both); ok && id.Part == "a" && strings.HasPrefix(id.Vendor, both) {
+		return q.usedSpelling(id), true
 	}
 	return appliance.CatalogEntry{}, false
 }

@@ -28,6 +28,7 @@ func rulesCatalog() *Catalog {
 		"mongodb:mongodb+", "libarchive:libarchive+", "opencv:opencv+",
 		"mozilla:gecko+", "mozilla:geckodriver", "alibaba:alibaba+", "cloudfoundry:command_line_interface", "apache:subversion+",
 		"apache:directory_ldap_api+", "apache:directory_studio+", "apache:httpclient+", "apache:httpcomponents_core",
+		"apple:container+", "thephpleague:flysystem+", "apache:commons_lang", "miekg-dns_prject:miekg-dns+", "miekg-dns_project:miekg-dns",
 	} {
 		s, platform, _ := strings.Cut(s, "@")
 		vp, used := strings.CutSuffix(s, "+")
@@ -79,6 +80,11 @@ func TestResolutionRules(t *testing.T) {
 		{"a group names its vendor's one product that spells its later labels", "maven", "org.apache.directory.api", "api-i18n", "apache:directory_ldap_api"},
 		{"after the module's own identity", "maven", "org.apache.httpcomponents", "httpclient", "apache:httpclient"},
 		{"which the group's product is otherwise", "maven", "org.apache.httpcomponents", "httpcore", "apache:httpcomponents_core"},
+		{"a namespace names the identity it resolves to", "composer", "psr", "container", ""},
+		{"as a publisher's site may", "composer", "league", "flysystem", "thephpleague:flysystem"},
+		{"the same name from a desktop is not refused for it", "windows", "", "Container", "apple:container"},
+		{"a major version run into a module's word", "maven", "org.apache.commons", "commons-lang3", "apache:commons_lang"},
+		{"a Go repository of a common name, with its owner", "golang", "", "github.com/miekg/dns", "miekg-dns_prject:miekg-dns"},
 	} {
 		res, err := r.ResolveItem(context.Background(), c.vendor, c.product, appliance.PackageInfo{Source: c.source})
 		if err != nil {
