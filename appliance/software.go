@@ -238,6 +238,17 @@ type CatalogEntry struct {
 	Platform string
 }
 
+// Absorb folds another entry of the same identity into e: used by CVE data when either is,
+// deprecated only while both are, the shortest title, the platforms merged (MergePlatform).
+func (e *CatalogEntry) Absorb(other CatalogEntry) {
+	e.CVEUsed = e.CVEUsed || other.CVEUsed
+	e.Deprecated = e.Deprecated && other.Deprecated
+	e.Platform = MergePlatform(e.Platform, other.Platform)
+	if other.Title != "" && (e.Title == "" || len(other.Title) < len(e.Title)) {
+		e.Title = other.Title
+	}
+}
+
 // PlatformAny marks an identity named for several platforms, or for none in particular.
 const PlatformAny = "*"
 

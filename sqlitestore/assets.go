@@ -77,23 +77,17 @@ func (q *queries) CreateInstallation(ctx context.Context, in appliance.Installat
 	return id, q.installationsChanged(ctx, [][2]int64{{in.AssetID, in.ProductID}}, 1)
 }
 
-// CreateInstallations inserts many installations in one statement.
 // installationsPerInsert bounds the rows of one INSERT (5 parameters each).
 const installationsPerInsert = 64
 
 // insertInstallations is the INSERT of n installations; the statement cache keeps each size.
 func insertInstallations(n int) string {
-	var b strings.Builder
-	b.WriteString("INSERT INTO installations (asset_id, product_id, path, created_at, updated_at) VALUES ")
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString("(?,?,?,?,?)")
-	}
-	return b.String()
+	return "INSERT INTO installations (asset_id, product_id, path, created_at, updated_at) VALUES (?,?,?,?,?)" +
+		strings.Repeat(",(?,?,?,?,?)", n-1)
 }
 
+// CreateInstallations inserts many installations, installationsPerInsert a statement, and
+// counts them.
 func (q *queries) CreateInstallations(ctx context.Context, ins []appliance.Installation) error {
 	if len(ins) == 0 {
 		return nil

@@ -49,12 +49,7 @@ func (s *productSet) add(id appliance.CatalogEntry) {
 		s.list = append(s.list, id)
 		return
 	}
-	have := &s.list[i]
-	have.Deprecated = have.Deprecated && id.Deprecated
-	have.Platform = appliance.MergePlatform(have.Platform, id.Platform)
-	if id.Title != "" && (have.Title == "" || len(id.Title) < len(have.Title)) {
-		have.Title = id.Title
-	}
+	s.list[i].Absorb(id)
 }
 
 // emit hands every collected identity to fn, watching ctx.

@@ -114,10 +114,11 @@ func (h *feedHandler) catalogue(ctx context.Context, cfgs []nvd.Configuration) e
 				e := appliance.CatalogEntry{Identity: appliance.Identity{Part: n.Part, Vendor: strings.ToLower(n.Vendor), Product: strings.ToLower(n.Product)},
 					Source: "nvd", CVEUsed: true, Platform: appliance.PlatformOf(n.TargetSW)}
 				known, stored := h.seen[e.Identity]
-				if stored && appliance.MergePlatform(known, e.Platform) == known {
+				merged := appliance.MergePlatform(known, e.Platform)
+				if stored && merged == known {
 					continue
 				}
-				h.seen[e.Identity] = appliance.MergePlatform(known, e.Platform)
+				h.seen[e.Identity] = merged
 				if err := h.tx.UpsertCatalogEntry(ctx, e, h.at); err != nil {
 					return err
 				}

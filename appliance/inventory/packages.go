@@ -5,10 +5,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/package-url/packageurl-go"
-
 	"github.com/vulnkeeper/vulnkeeper/appliance"
 	"github.com/vulnkeeper/vulnkeeper/appliance/advisories"
+	"github.com/vulnkeeper/vulnkeeper/appliance/resolve"
 )
 
 // Package systems a distribution package comes from.
@@ -133,7 +132,7 @@ var (
 // and Ubuntu's maintainers, Red Hat), its version (+deb11u5, ubuntu0.1, .el8_7, -r3 on an
 // Alpine host), a macOS application name or Homebrew.
 func inferSource(it Item, hostSystem string) string {
-	if t := purlType(it.Package.PURL); osvEcosystem(t) != "" || t == "deb" || t == "rpm" || t == "apk" {
+	if t := resolve.PURLType(it.Package.PURL); osvEcosystem(t) != "" || t == "deb" || t == "rpm" || t == "apk" {
 		return t
 	}
 	vendor := strings.ToLower(it.Vendor)
@@ -154,18 +153,6 @@ func inferSource(it Item, hostSystem string) string {
 		return sourceAPK
 	}
 	return ""
-}
-
-// purlType is the type of a package URL; "" when there is none or it does not parse.
-func purlType(purl string) string {
-	if purl == "" {
-		return ""
-	}
-	u, err := packageurl.FromString(purl)
-	if err != nil {
-		return ""
-	}
-	return u.Type
 }
 
 // upstreamVersion is the upstream part of a package version: epoch and distribution

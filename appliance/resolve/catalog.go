@@ -21,8 +21,7 @@ type Catalog struct {
 type vendorProduct struct{ vendor, product string }
 
 // NewCatalog indexes identities by (vendor, product), by product and by vendor. The same
-// identity given twice (read from two catalogue files) is one entry, merged as the store
-// merges it.
+// identity given twice (read from two catalogue files) is one entry.
 func NewCatalog(identities []appliance.CatalogEntry) *Catalog {
 	identities = mergeDuplicates(identities)
 	c := &Catalog{
@@ -108,38 +107,18 @@ func partRank(part string) int {
 	}
 }
 
-// mergeDuplicates folds entries of one (part, vendor, product): used by CVE data when either
-// is, its platform merged, the first title kept; the input is returned as is when unique.
+// mergeDuplicates folds the entries of one (part, vendor, product) into one
+// (CatalogEntry.Absorb), keeping first-seen order.
 func mergeDuplicates(ids []appliance.CatalogEntry) []appliance.CatalogEntry {
 	at := make(map[appliance.Identity]int, len(ids))
-	var merged []appliance.CatalogEntry
-	for i, id := range ids {
-		j, dup := at[id.Identity]
-		if !dup {
-			at[id.Identity] = len(at)
-			if merged != nil {
-				merged = append(merged, id)
-			}
+	out := make([]appliance.CatalogEntry, 0, len(ids))
+	for _, id := range ids {
+		if j, dup := at[id.Identity]; dup {
+			out[j].Absorb(id)
 			continue
 		}
-		if merged == nil {
-			merged = make([]appliance.CatalogEntry, 0, len(ids))
-			for _, e := range ids[:i] {
-				if k := at[e.Identity]; k == len(merged) {
-					merged = append(merged, e)
-				}
-			}
-		}
-		have := &merged[j]
-		have.CVEUsed = have.CVEUsed || id.CVEUsed
-		have.Deprecated = have.Deprecated && id.Deprecated
-		have.Platform = appliance.MergePlatform(have.Platform, id.Platform)
-		if have.Title == "" {
-			have.Title = id.Title
-		}
+		at[id.Identity] = len(out)
+		out = append(out, id)
 	}
-	if merged == nil {
-		return ids
-	}
-	return merged
+	return out
 }

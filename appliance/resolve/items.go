@@ -177,11 +177,23 @@ var ecosystemPlatforms = map[string][]string{
 	"maven":    {"java", "jenkins"},
 }
 
+// PURLType is the type of a package URL; "" when there is none or it does not parse.
+func PURLType(purl string) string {
+	if purl == "" {
+		return ""
+	}
+	u, err := packageurl.FromString(purl)
+	if err != nil {
+		return ""
+	}
+	return u.Type
+}
+
 // itemEcosystem is the package ecosystem of an item, by its purl's type or its source.
 func itemEcosystem(pkg appliance.PackageInfo) string {
-	kind := strings.ToLower(pkg.Source)
-	if u, err := packageurl.FromString(pkg.PURL); err == nil {
-		kind = u.Type
+	kind := PURLType(pkg.PURL)
+	if kind == "" {
+		kind = strings.ToLower(pkg.Source)
 	}
 	switch kind {
 	case "go", "gomod":
